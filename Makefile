@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# bpf/X.bpf.c -> build/X.bpf.o -> build/X.skel.h  (clang -target bpf, bpftool)
+# src/*.c     -> build/src/*.o -> scry            (skeletons embedded)
+# tests/unit/test_*.c -> build/tests/test_*      (no root: make check)
+# tests/workloads/*.c -> build/workloads/*       (ground-truth programs)
+#
+# make            build scry
+# make demo       install missing packages, build, run a real question
+# make check      unit tests (no root)
+# make test       everything: unit + root end-to-end + ASan/UBSan + fuzz
+# make SANITIZE=1 ASan/UBSan build into build-asan/
+
+CC	?= gcc
+CLANG	?= clang
+BPFTOOL	?= bpftool
+V	?= 0
+SANITIZE ?= 0
+
+ifeq ($(SANITIZE),1)
+BUILD	:= build-asan
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD	:= build
+SANFLAGS :=
+endif
+
+VERSION	:= 0.1.0
+ARCH	:= x86
+CFLAGS	?= -O2 -g
+CFLAGS	+= -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(BUILD) \
+	   -DSCRY_VERSION='"$(VERSION)"' $(SANFLAGS)
+LDFLAGS	+= $(SANFLAGS)
+LDLIBS	:= -lbpf -lelf -ldw -lz
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -Ibpf \
+	   -Wall -Werror -Wno-unused-function -mcpu=v3
+
+ifeq ($(V),1)
+Q :=
+msg =
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
+SKELS	 := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+SRCS	 := $(wildcard src/*.c)
+OBJS	 := $(patsubst src/%.c,$(BUILD)/src/%.o,$(SRCS))
+LIB_OBJS := $(filter-out $(BUILD)/src/main.o,$(OBJS))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+WL_SRCS	 := $(wildcard tests/workloads/*.c)
+WL_BINS	 := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WL_SRCS))
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: all clean check test demo deps workloads unit bench fuzz
+
+all: $(BUILD)/scry scry
+
+scry: $(BUILD)/scry
+ifneq ($(SANITIZE),1)
+	$(Q)ln -sf $(BUILD)/scry scry
+endif
+
+$(BUILD) $(BUILD)/src $(BUILD)/tests $(BUILD)/workloads:
+	$(Q)mkdir -p $@
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h) include/scry/abi.h | $(BUILD)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*) > $@
+
+$(BUILD)/src/%.o: src/%.c $(wildcard include/scry/*.h) $(SKELS) | $(BUILD)/src
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libscry.a: $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/scry: $(BUILD)/src/main.o $(BUILD)/libscry.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/check.h $(BUILD)/libscry.a | $(BUILD)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(BUILD)/libscry.a $(LDFLAGS) $(LDLIBS) -o $@
+
+# Workloads are built the way the issue's ground truth needs: frame
+# pointers, no inlining of the functions the tests look for.
+WL_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -D_GNU_SOURCE -pthread
+$(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/workloads
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $< -o $@ -ldl
+
+workloads: $(WL_BINS)
+unit: $(UNIT_BINS)
+
+# libFuzzer target for the expression parser (clang).
+$(BUILD)/fuzz_expr: tests/fuzz/fuzz_expr.c src/expr.c include/scry/expr.h | $(BUILD)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -D_GNU_SOURCE \
+		tests/fuzz/fuzz_expr.c src/expr.c -o $@
+fuzz: $(BUILD)/fuzz_expr
+
+check: $(UNIT_BINS)
+	$(Q)tests/run --unit-only $(BUILD)
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all unit workloads
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 $(BUILD)-asan-stamp
+	$(Q)tests/run $(BUILD)
+
+# The ASan/UBSan build of the frontend and unit tests, used by tests/run.
+build-asan-stamp:
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 build-asan/scry $(patsubst build/%,build-asan/%,$(UNIT_BINS))
+	$(Q)$(MAKE) --no-print-directory fuzz
+
+deps:
+	$(Q)tests/deps.sh
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all workloads
+	$(Q)tests/demo.sh
+
+bench: deps all workloads
+	$(Q)bench/run
+
+clean:
+	$(call msg,CLEAN,)
+	$(Q)rm -rf build build-asan scry

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Maps and per-CPU scratch shared by every part of the engine. */
+#ifndef SCRY_MAPS_BPF_H
+#define SCRY_MAPS_BPF_H
+
+#include <scry/abi.h>
+
+/* Sizes are placeholders: the frontend sets them from --max-keys etc. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, struct scry_key);
+	__type(value, struct scry_val);
+} aggs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct scry_stack);
+} stacks SEC(".maps");
+
+/* Begin state of events with an end: off-CPU, return probes, syscalls. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct scry_event);
+} inflight SEC(".maps");
+
+/* Processes the user asked for (-p, -c); used when filter_targets is set. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SCRY_MAX_TARGETS);
+	__type(key, __u32);
+	__type(value, __u8);
+} targets SEC(".maps");
+
+/* Processes already announced to the frontend for symbolization. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, __u8);
+} seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} notices SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SCRY_NSTATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* Large per-event buffers live here, not on the 512-byte BPF stack. */
+struct scry_scratch {
+	struct scry_event ev;
+	struct scry_stack st;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scry_scratch);
+} scratch SEC(".maps");
+
+static __always_inline void scry_stat(__u32 which)
+{
+	__u64 *n = bpf_map_lookup_elem(&stats, &which);
+
+	if (n)
+		*n += 1;	/* per-CPU: no atomics needed */
+}
+
+static __always_inline struct scry_scratch *scry_scratch(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&scratch, &zero);
+}
+
+#endif /* SCRY_MAPS_BPF_H */

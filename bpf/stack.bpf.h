@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * scry's own stack store: frames hashed by content into the `stacks` map,
+ * so two different stacks never share an id and nothing is lost silently
+ * (STACK_TRACE maps drop colliding stacks with -EEXIST). Kernel stacks come
+ * from bpf_get_stack(); user stacks from one unwinder entry point,
+ * scry_ustack_walk(), so a DWARF unwinder can replace the frame-pointer
+ * walk without touching anything else.
+ */
+#ifndef SCRY_STACK_BPF_H
+#define SCRY_STACK_BPF_H
+
+#include <scry/abi.h>
+#include "maps.bpf.h"
+
+/* User registers an unwinder starts from. */
+struct scry_uregs {
+	__u64 ip;
+	__u64 sp;
+	__u64 bp;
+};
+
+/* Set when the probe fires at a function's first instruction (uprobes). */
+const volatile bool ustack_at_entry = false;
+
+static __always_inline __u64 scry_stack_hash(const struct scry_stack *st)
+{
+	__u64 h = 0xcbf29ce484222325ULL ^ st->flags;
+	int i;
+
+	for (i = 0; i < SCRY_MAX_FRAMES; i++) {
+		if (i >= st->nr)
+			break;
+		h = (h ^ st->ip[i]) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 31;
+	}
+	if (h == 0 || h == SCRY_STACK_LOST)
+		h = 1;
+	return h;
+}
+
+/* Store @st, return its id (SCRY_STACK_LOST when the store is full). */
+static __always_inline __u64 scry_stack_store(const struct scry_stack *st)
+{
+	__u64 id;
+	long err;
+
+	if (st->nr == 0)
+		return 0;
+	id = scry_stack_hash(st);
+	if (bpf_map_lookup_elem(&stacks, &id))
+		return id;
+	err = bpf_map_update_elem(&stacks, &id, st, BPF_NOEXIST);
+	if (err && err != -EEXIST) {
+		scry_stat(SCRY_STAT_STACK_FULL);
+		return SCRY_STACK_LOST;
+	}
+	return id;
+}
+
+static __always_inline __u64 scry_kstack(void *ctx, struct scry_stack *st)
+{
+	long n = bpf_get_stack(ctx, st->ip, sizeof(st->ip), 0);
+
+	if (n < 0) {
+		scry_stat(SCRY_STAT_KSTACK_ERR);
+		return SCRY_STACK_LOST;
+	}
+	st->nr = n / sizeof(__u64);
+	st->flags = SCRY_STACK_KERNEL;
+	if (st->nr >= SCRY_MAX_FRAMES)
+		st->flags |= SCRY_STACK_TRUNCATED;
+	return scry_stack_store(st);
+}
+
+/*
+ * Frame-pointer walk: each frame is [saved rbp][return address]. At a
+ * function's first instruction the callee has not pushed rbp yet, so the
+ * caller's return address sits at [rsp] and rbp still names the caller's
+ * frame: take [rsp] first, then follow rbp. The walk stops at a zero or
+ * non-increasing frame pointer (stacks grow down), or unreadable memory.
+ */
+static __always_inline void scry_ustack_walk(const struct scry_uregs *ur,
+					     struct scry_stack *st)
+{
+	__u64 frame[2], bp = ur->bp, ra;
+	__u32 n = 0;
+	int i;
+
+	st->flags = 0;
+	st->ip[n++] = ur->ip;
+	if (ustack_at_entry && !bpf_probe_read_user(&ra, sizeof(ra), (void *)ur->sp) && ra)
+		st->ip[n++] = ra;
+	for (i = 0; i < SCRY_MAX_FRAMES; i++) {
+		if (n >= SCRY_MAX_FRAMES) {
+			st->flags |= SCRY_STACK_TRUNCATED;
+			break;
+		}
+		if (!bp)
+			break;
+		if (bpf_probe_read_user(frame, sizeof(frame), (void *)bp)) {
+			scry_stat(SCRY_STAT_USTACK_FAULT);
+			break;
+		}
+		if (!frame[1])
+			break;
+		st->ip[n] = frame[1];
+		n++;
+		if (frame[0] <= bp)
+			break;
+		bp = frame[0];
+	}
+	st->nr = n;
+}
+
+static __always_inline __u64 scry_ustack(const struct scry_uregs *ur,
+					 struct scry_stack *st)
+{
+	if (!ur || !ur->ip)	/* kernel thread, or an exiting task */
+		return 0;
+	scry_ustack_walk(ur, st);
+	return scry_stack_store(st);
+}
+
+#endif /* SCRY_STACK_BPF_H */

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Types exchanged between the BPF engine (bpf/scry.bpf.c) and the
+ * frontend. No logic lives here: only the shapes of keys, values, stacks,
+ * predicate instructions and notices, valid on both sides.
+ */
+#ifndef SCRY_ABI_H
+#define SCRY_ABI_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define SCRY_MAX_FRAMES		127	/* frames per stack, the kernel's default */
+#define SCRY_NBUCKETS		64	/* histogram slots per aggregation key */
+#define SCRY_MAX_INTKEYS	4	/* scalar key columns per aggregation */
+#define SCRY_MAX_PRED		32	/* predicate instructions per program */
+#define SCRY_PRED_STACK		8	/* predicate evaluation stack depth */
+#define SCRY_MAX_STRS		8	/* string constants a predicate may use */
+#define SCRY_COMM_LEN		16
+#define SCRY_MAX_TARGETS	64	/* -p processes given on the command line */
+#define SCRY_MAX_FOLLOWED	8192	/* processes -c may grow into (forks) */
+#define SCRY_NARGS		6
+
+/*
+ * Quantize slots (DTrace power-of-two buckets): slot 0 holds negative
+ * values, slot 1 the value 0, slot k+1 the range [2^(k-1), 2^k) for
+ * k = 1..62; slot 63 also takes everything at or above 2^62.
+ * lquantize slots: slot 0 is "< low", slot 1 + i covers
+ * [low + i*step, low + (i+1)*step), the last used slot is ">= high".
+ */
+#define SCRY_QSLOT_NEG		0
+#define SCRY_QSLOT_ZERO		1
+
+/* Event fields: predicate operands, key columns and aggregation values. */
+enum scry_field {
+	SCRY_F_NONE = 0,
+	SCRY_F_PID,
+	SCRY_F_TID,
+	SCRY_F_UID,
+	SCRY_F_CPU,
+	SCRY_F_COMM,		/* string: predicates and keys only */
+	SCRY_F_ARG0,
+	SCRY_F_ARG1,
+	SCRY_F_ARG2,
+	SCRY_F_ARG3,
+	SCRY_F_ARG4,
+	SCRY_F_ARG5,
+	SCRY_F_RETVAL,
+	SCRY_F_LATENCY,		/* ns from begin to end (off-CPU time, call time) */
+	SCRY_F_STATE,		/* task state at switch-out (offcpu) */
+	SCRY_F_KSTACK,		/* stack ids: keys only */
+	SCRY_F_USTACK,
+	SCRY_NFIELDS,
+};
+
+enum scry_agg {
+	SCRY_AGG_COUNT = 0,
+	SCRY_AGG_SUM,
+	SCRY_AGG_MIN,
+	SCRY_AGG_MAX,
+	SCRY_AGG_AVG,
+	SCRY_AGG_QUANTIZE,
+	SCRY_AGG_LQUANTIZE,
+};
+
+/* Predicate program: a postfix stack machine, evaluated by one bounded loop. */
+enum scry_pred_op {
+	SCRY_OP_END = 0,	/* stop; result is the top of stack */
+	SCRY_OP_FIELD,		/* push event field `field` */
+	SCRY_OP_IMM,		/* push imm */
+	SCRY_OP_EQ, SCRY_OP_NE, SCRY_OP_LT, SCRY_OP_LE, SCRY_OP_GT, SCRY_OP_GE,
+	SCRY_OP_STREQ,		/* push comm == strs[str] */
+	SCRY_OP_STRNE,
+	SCRY_OP_AND, SCRY_OP_OR, SCRY_OP_NOT,
+};
+
+struct scry_pred_insn {
+	__u8 op;
+	__u8 field;
+	__u8 str;		/* index into the string table, for STREQ/STRNE */
+	__u8 pad[5];
+	__s64 imm;
+};
+
+/* One event as every probe adapter fills it. */
+struct scry_event {
+	__u64 ts_ns;		/* begin time, for latency */
+	__u32 pid;		/* process (tgid) */
+	__u32 tid;
+	__u32 uid;
+	__u32 cpu;
+	__s64 args[SCRY_NARGS];
+	__s64 retval;
+	__u64 latency_ns;
+	__u64 state;
+	__u64 kstack;		/* stack store ids, 0 = none */
+	__u64 ustack;
+	char comm[SCRY_COMM_LEN];
+};
+
+/*
+ * Aggregation key. Unused columns stay zero, so the same struct serves
+ * every expression; the plan says which columns are live and in what
+ * order they print.
+ */
+struct scry_key {
+	__u64 kstack;
+	__u64 ustack;
+	__u32 pid;		/* owner of ustack, for symbolization */
+	__u32 pad;
+	char comm[SCRY_COMM_LEN];
+	__s64 ints[SCRY_MAX_INTKEYS];
+};
+
+struct scry_val {
+	__u64 count;
+	__s64 sum;
+	__s64 min;
+	__s64 max;
+	__u64 slots[SCRY_NBUCKETS];
+};
+
+/* Stack store: frames by content hash, one map for kernel and user stacks. */
+#define SCRY_STACK_KERNEL	(1U << 0)	/* frames are kernel addresses */
+#define SCRY_STACK_TRUNCATED	(1U << 1)	/* walk stopped at SCRY_MAX_FRAMES */
+#define SCRY_STACK_LOST		(~0ULL)		/* id: stack not stored (see stats) */
+
+struct scry_stack {
+	__u32 nr;
+	__u32 flags;
+	__u64 ip[SCRY_MAX_FRAMES];
+};
+
+/* Every loss has a counter; the frontend prints each non-zero one. */
+enum scry_stat {
+	SCRY_STAT_EVENTS = 0,	/* events that reached the aggregation */
+	SCRY_STAT_AGG_FULL,	/* new key, aggregation map full */
+	SCRY_STAT_STACK_FULL,	/* new stack, stack store full */
+	SCRY_STAT_KSTACK_ERR,	/* bpf_get_stack failed */
+	SCRY_STAT_USTACK_ERR,	/* no user registers for the task */
+	SCRY_STAT_USTACK_FAULT,	/* user stack walk hit unreadable memory */
+	SCRY_STAT_INFLIGHT_FULL,/* begin state could not be stored */
+	SCRY_STAT_NOTICE_LOST,	/* ring buffer full: a new pid was not announced */
+	SCRY_STAT_PRED_ERR,	/* malformed predicate program */
+	SCRY_STAT_TARGETS_FULL,	/* a child of -c could not be followed */
+	SCRY_NSTATS,
+};
+
+/* Notices from BPF to the frontend (ring buffer). */
+enum scry_notice_kind {
+	SCRY_NOTICE_PID = 1,	/* first event from pid: snapshot its mappings */
+};
+
+struct scry_notice {
+	__u32 kind;
+	__u32 pid;
+};
+
+#endif /* SCRY_ABI_H */

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * attach: plan -> the engine's skeleton, configured, loaded and attached.
+ * Every attachment is an fd-based bpf_link, so nothing outlives scry, not
+ * even after kill -9. Hook kinds plug in as sources (source_*.c).
+ */
+#ifndef SCRY_ATTACH_H
+#define SCRY_ATTACH_H
+
+#include <stdbool.h>
+#include <scry/plan.h>
+
+struct scry;
+struct bpf_link;
+struct bpf_program;
+struct scry_opts;
+
+#define ATTACH_MAX_LINKS 64
+
+struct attach {
+	struct scry *skel;
+	const struct plan *plan;
+	const struct scry_opts *opts;
+	struct bpf_link *links[ATTACH_MAX_LINKS];
+	int nlinks;
+	int pids[SCRY_MAX_TARGETS];	/* processes filtered in the kernel */
+	int npids;
+	bool filter_targets;		/* filter even while pids is empty (-c) */
+	bool follow_forks;		/* children of targets become targets (-c) */
+};
+
+/* A hook kind: picks its programs before load, attaches them after. */
+struct source {
+	enum plan_probe probe;
+	/* choose programs to load (bpf_program__set_autoload); may be NULL */
+	int (*prepare)(struct attach *a);
+	/* attach; report failures once, with the fix; return 0 or -errno */
+	int (*attach)(struct attach *a);
+};
+
+extern const struct source source_sched;
+extern const struct source source_uprobe;
+
+/*
+ * Open, configure and load the engine for a->plan and a->opts, with
+ * a->pids as the kernel-side process filter (none: system-wide).
+ * Returns 0 or -errno, having printed the reason.
+ */
+int attach_load(struct attach *a);
+
+/* Attach the plan's probes. Returns 0 or -errno, having printed why. */
+int attach_probes(struct attach *a);
+
+/* Keep a link so attach_close() destroys it. */
+int attach_keep(struct attach *a, struct bpf_link *l);
+
+/* Add a process to the kernel-side filter (e.g. a -c child before exec). */
+int attach_add_target(struct attach *a, int pid);
+
+/* Detach everything and free the skeleton (NULL-safe). */
+void attach_close(struct attach *a);
+
+#endif /* SCRY_ATTACH_H */

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Output formats. Each printer takes a FILE and a report, checks every
+ * write, and returns 0 or a negative errno (-EIO when the stream failed).
+ */
+#ifndef SCRY_OUT_H
+#define SCRY_OUT_H
+
+#include <stdio.h>
+#include <scry/abi.h>
+
+struct report;
+struct report_frame;
+
+/* DTrace printa layout: per row its key columns, then the value or histogram. */
+int out_text(FILE *f, const struct report *r);
+
+/*
+ * Folded stacks for flamegraph.pl: one line per row, root first:
+ * "comm;user frames;kernel frames_[k] VALUE". Rows without stack keys
+ * print their key columns as frames.
+ */
+int out_folded(FILE *f, const struct report *r);
+
+/*
+ * Loss report, for stderr: one line per non-zero counter, in DTrace's
+ * words ("37 aggregation drops: raise --max-keys"). Prints nothing when
+ * nothing was lost.
+ */
+int out_stats(FILE *f, const struct report *r);
+
+/* Histogram primitives shared by every histogram kind. */
+int out_quantize(FILE *f, const __u64 slots[SCRY_NBUCKETS]);
+int out_lquantize(FILE *f, const __u64 slots[SCRY_NBUCKETS],
+		  __s64 low, __s64 high, __s64 step);
+
+/* "module`sym+0xoff" (or "module`0xaddr", "[unknown]") into buf. */
+int out_frame_name(const struct report_frame *fr, char *buf, size_t len);
+
+#endif /* SCRY_OUT_H */

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * plan: an expression's meaning. Checks probe kinds, field names and
+ * aggregation functions against what each probe provides, compiles the
+ * predicate into the engine's two filter programs, and lays out the
+ * aggregation key. Every error carries the expression column.
+ */
+#ifndef SCRY_PLAN_H
+#define SCRY_PLAN_H
+
+#include <stdbool.h>
+#include <scry/abi.h>
+#include <scry/report.h>
+
+struct expr;
+struct expr_error;
+
+enum plan_probe {
+	PLAN_OFFCPU,
+	PLAN_UPROBE,
+	PLAN_URETPROBE,
+	PLAN_USDT,
+	PLAN_NPROBES,
+};
+
+/* One key column in the order the user wrote it. */
+struct plan_key {
+	const char *name;	/* as written: "ustack", "arg0" */
+	enum scry_field field;	/* SCRY_F_KSTACK, _USTACK, _COMM, or an int field */
+	int slot;		/* index into scry_key.ints for int fields */
+};
+
+struct plan {
+	const struct expr *expr;
+	enum plan_probe probe;
+	const char *target[3];	/* probe parts: LIB, FUNC / BIN, PROVIDER, NAME */
+	int ntarget;
+	int target_cols[3];
+
+	struct scry_pred_insn pred_begin[SCRY_MAX_PRED];
+	struct scry_pred_insn pred_end[SCRY_MAX_PRED];
+	char strs[SCRY_MAX_STRS][SCRY_COMM_LEN];
+	int nstrs;
+
+	struct plan_key keys[REPORT_MAX_KEYS];
+	int nkeys;
+	bool key_kstack, key_ustack, key_comm;
+	__u8 key_ints[SCRY_MAX_INTKEYS];
+
+	enum scry_agg agg;
+	enum scry_field val_field;
+	const char *val_name;
+	__s64 lq_low, lq_high, lq_step;
+	__u32 lq_nslots;
+
+	bool has_end;		/* begin/end probe: latency and retval exist */
+	bool stacks_at_begin;	/* offcpu: the blocking stack is at switch-out */
+	bool ustack_at_entry;	/* uprobe at a function's first instruction */
+	const char *unit;	/* of the aggregated value, or NULL */
+};
+
+/*
+ * Build @p from @e. Returns 0, or -EINVAL with @err set (column and
+ * message) for a semantic error.
+ */
+int plan_build(const struct expr *e, struct plan *p, struct expr_error *err);
+
+/* Human name of a probe kind ("offcpu", "uprobe", ...). */
+const char *plan_probe_name(enum plan_probe k);
+
+#endif /* SCRY_PLAN_H */

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The drained, symbolized result of a run: what every output format
+ * prints. Printers see only this, never BPF maps, so they are unit tested
+ * with synthetic rows.
+ */
+#ifndef SCRY_REPORT_H
+#define SCRY_REPORT_H
+
+#include <stdio.h>
+#include <stdbool.h>
+#include <scry/abi.h>
+
+#define REPORT_MAX_KEYS 8
+
+struct report_frame {
+	char *module;		/* "kernel", a file's basename, "[vdso]"; NULL if unknown */
+	char *sym;		/* function name; NULL if unknown */
+	__u64 off;		/* offset into sym (or into module if sym is NULL) */
+	__u64 addr;		/* raw address */
+	bool kernel;
+	bool inlined;		/* logical frame of inlined code (folded: _[i]) */
+};
+
+/* Frames are leaf first, as captured. */
+struct report_stack {
+	struct report_frame *frames;
+	int nr;
+	bool truncated;		/* the walk hit its frame limit */
+	bool lost;		/* not stored (stack store full) */
+};
+
+enum report_key_kind {
+	REPORT_KEY_KSTACK,
+	REPORT_KEY_USTACK,
+	REPORT_KEY_INT,		/* pid, tid, cpu, uid, argN, retval, ... */
+	REPORT_KEY_STR,		/* comm, paths */
+};
+
+struct report_key {
+	enum report_key_kind kind;
+	const char *name;	/* column name as written: "ustack", "pid", "comm" */
+	struct report_stack stack;
+	__s64 i;
+	char *s;
+};
+
+struct report_row {
+	struct report_key keys[REPORT_MAX_KEYS];
+	int nkeys;
+	struct scry_val val;
+};
+
+struct report_stat {
+	const char *what;	/* "aggregation drops" */
+	const char *fix;	/* "raise --max-keys"; may be NULL */
+	__u64 count;
+};
+
+struct report {
+	const char *question;	/* the expression as run */
+	const char *header;	/* first line of text output, or NULL */
+	const char *unit;	/* "ns", "bytes", NULL for plain numbers */
+	enum scry_agg agg;
+	__u64 folded_div;	/* folded value = row value / folded_div (ns -> us: 1000); 0 = 1 */
+	__s64 lq_low, lq_high, lq_step;	/* lquantize parameters */
+	double duration_s;
+	struct report_row *rows;
+	size_t nrows;
+	struct report_stat *stats;	/* non-zero loss counters */
+	size_t nstats;
+};
+
+/* The value printa orders rows by, for the report's aggregation. */
+__s64 report_row_value(const struct report *r, const struct report_row *row);
+
+/* Sort rows ascending by report_row_value (ties by key), like printa. */
+void report_sort(struct report *r);
+
+/* Free every row, frame and string the report owns (not the struct). */
+void report_clear(struct report *r);
+
+#endif /* SCRY_REPORT_H */

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * session: one run from attach to printed output. Holds the options that
+ * outlive parsing, the traced processes and the stop conditions.
+ */
+#ifndef SCRY_SESSION_H
+#define SCRY_SESSION_H
+
+#include <stdbool.h>
+#include <scry/abi.h>
+
+struct plan;
+
+enum session_format {
+	SESSION_TEXT,
+	SESSION_FOLDED,
+};
+
+struct scry_opts {
+	int pids[SCRY_MAX_TARGETS];	/* -p, repeatable */
+	int npids;
+	const char *cmd;		/* -c: launched, traced, waited for */
+	double duration_s;		/* -d; 0 = until stopped */
+	enum session_format format;
+	bool verbose;			/* -v */
+	bool quiet;			/* -q: no banners on stderr */
+	__u32 max_keys;			/* --max-keys */
+	__u32 max_stacks;		/* --max-stacks */
+	const char *question;		/* "offcpu" or NULL for an expression */
+	const char *header;		/* text-output header for the question */
+	__u64 folded_div;		/* folded value divisor (ns -> us) */
+	const char *unit;		/* overrides the plan's unit, if set */
+};
+
+/*
+ * Run @p under @o: attach, wait for -d, a signal, or the traced processes
+ * to exit, then drain, symbolize and print. Returns the process exit
+ * status (0, 1 runtime failure, 2 usage error).
+ */
+int session_run(const struct scry_opts *o, const struct plan *p);
+
+#endif /* SCRY_SESSION_H */

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Symbolization: kernel addresses through /proc/kallsyms, user addresses
+ * through each process's mappings captured when the pid is first seen,
+ * ELF .symtab/.dynsym, build-id and .gnu_debuglink debug files, the vDSO.
+ * Symbol tables are loaded once per file (build-id, else dev+inode) and
+ * shared by every process that maps the file.
+ */
+#ifndef SCRY_SYM_H
+#define SCRY_SYM_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+struct syms;
+struct report_frame;
+
+struct syms *syms_new(void);
+void syms_free(struct syms *s);
+
+/*
+ * Snapshot the mappings of @pid now (and keep the mapped files open, so
+ * they resolve after the process exits or the file is replaced). Calling
+ * it again for a known pid does nothing. Returns 0 or -errno (-ESRCH when
+ * the process is gone).
+ */
+int syms_add_pid(struct syms *s, int pid);
+
+/* Forget a pid's mappings (after exec), so the next add re-reads them. */
+void syms_forget_pid(struct syms *s, int pid);
+
+/*
+ * Resolve one user address of @pid into @out (up to @max logical frames:
+ * inlined callers follow the innermost function). Fields are malloc'ed
+ * strings owned by the caller (free with syms_frame_clear). An address
+ * that no mapping covers still yields one frame with module == NULL and
+ * sym == NULL. Returns the number of frames written (>= 1) or -errno.
+ */
+int syms_user(struct syms *s, int pid, __u64 addr,
+	      struct report_frame *out, int max);
+
+/* Resolve a kernel address: module "vmlinux" for the core kernel, the module name (e.g. "ext4") otherwise. Returns 1 or -errno. */
+int syms_kernel(struct syms *s, __u64 addr, struct report_frame *out);
+
+/* True for BPF trampoline frames that lead kernel stacks (bpf_prog_*, bpf_trace_run*, __bpf_trace_*). */
+bool syms_is_bpf_frame(const struct report_frame *fr);
+
+void syms_frame_clear(struct report_frame *fr);
+
+#endif /* SCRY_SYM_H */

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * scry: options, the table of questions, exit status. Nothing else: a
+ * question expands to an expression, the expression becomes a plan, the
+ * session runs it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <scry/expr.h>
+#include <scry/log.h>
+#include <scry/plan.h>
+#include <scry/session.h>
+
+#define EXIT_USAGE 2
+
+struct cli {
+	struct scry_opts o;
+	const char *state;		/* offcpu --state */
+	unsigned long long min_block_us;/* offcpu --min-block */
+	char expr[1024];
+};
+
+/* A question: a name, the expression it expands to, its text header. */
+struct question {
+	const char *name;
+	const char *summary;
+	int (*expand)(struct cli *c);
+};
+
+static int expand_offcpu(struct cli *c)
+{
+	char pred[128] = "";
+	char *p = pred;
+	const char *st = c->state ? c->state : "all";
+
+	if (!strcmp(st, "S"))
+		p += sprintf(p, "state == 1");
+	else if (!strcmp(st, "D"))
+		p += sprintf(p, "state == 2");
+	else if (strcmp(st, "all")) {
+		log_err("--state: unknown state '%s' (all, S, D)", st);
+		return -EINVAL;
+	}
+	if (c->min_block_us)
+		sprintf(p, "%slatency >= %llu", p == pred ? "" : " && ",
+			c->min_block_us * 1000);
+	snprintf(c->expr, sizeof(c->expr),
+		 "offcpu %s%s%s{ @[kstack, ustack, comm] = quantize(latency) }",
+		 *pred ? "/" : "", pred, *pred ? "/ " : "");
+	c->o.header = "off-CPU time (ns) by kernel stack, user stack, comm:";
+	c->o.folded_div = 1000;	/* folded counts are microseconds */
+	return 0;
+}
+
+static const struct question questions[] = {
+	{ "offcpu", "why am I going off CPU? (blocked-time histograms by stack)",
+	  expand_offcpu },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+"usage: scry [OPTIONS] QUESTION\n"
+"       scry [OPTIONS] 'PROBE [/PREDICATE/] { @[KEYS] = AGG(VALUE) }'\n"
+"\n"
+"Ask a running system a question through eBPF; answers are aggregated in\n"
+"the kernel and printed when tracing stops.\n"
+"\n"
+"Questions:\n");
+	for (i = 0; i < sizeof(questions) / sizeof(questions[0]); i++)
+		fprintf(f, "  %-10s %s\n", questions[i].name,
+			questions[i].summary);
+	fprintf(f,
+"\n"
+"Options:\n"
+"  -p, --pid PID         trace this process (repeatable); stop when all exit\n"
+"  -c, --cmd CMD         run CMD (through /bin/sh), trace it, stop when it exits\n"
+"  -d, --duration SECS   stop after SECS seconds\n"
+"      --folded          folded stacks for flamegraph.pl, one line per stack\n"
+"      --max-keys N      aggregation keys kept in the kernel (default 10240)\n"
+"      --max-stacks N    distinct stacks kept in the kernel (default 16384)\n"
+"  -q, --quiet           no banners on stderr\n"
+"  -v, --verbose         print the expression a question expands to, and\n"
+"                        libbpf's messages\n"
+"  -h, --help            this help\n"
+"  -V, --version         print the version\n"
+"\n"
+"offcpu options:\n"
+"      --state STATE     all (default), S (interruptible sleep) or\n"
+"                        D (uninterruptible)\n"
+"      --min-block USEC  ignore off-CPU periods shorter than USEC\n"
+"\n"
+"Exit status: 0 success, 1 runtime failure, 2 usage error.\n"
+"\n"
+"EXAMPLES:\n"
+"  scry offcpu -p 1234               # why is 1234 blocking, and how long?\n"
+"  scry offcpu -c './myprog args' -d 10  # run a command, trace it 10 s\n"
+"  scry offcpu -p 1234 --folded | flamegraph.pl > offcpu.svg\n"
+"  scry offcpu --state D -d 5        # who waits uninterruptibly, system-wide\n"
+"  scry -v offcpu -p 1234            # also show the expression it runs\n");
+}
+
+enum {
+	OPT_FOLDED = 256,
+	OPT_MAX_KEYS,
+	OPT_MAX_STACKS,
+	OPT_STATE,
+	OPT_MIN_BLOCK,
+};
+
+static const struct option long_opts[] = {
+	{ "pid",	required_argument, NULL, 'p' },
+	{ "cmd",	required_argument, NULL, 'c' },
+	{ "duration",	required_argument, NULL, 'd' },
+	{ "folded",	no_argument,	   NULL, OPT_FOLDED },
+	{ "max-keys",	required_argument, NULL, OPT_MAX_KEYS },
+	{ "max-stacks",	required_argument, NULL, OPT_MAX_STACKS },
+	{ "state",	required_argument, NULL, OPT_STATE },
+	{ "min-block",	required_argument, NULL, OPT_MIN_BLOCK },
+	{ "quiet",	no_argument,	   NULL, 'q' },
+	{ "verbose",	no_argument,	   NULL, 'v' },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ "version",	no_argument,	   NULL, 'V' },
+	{}
+};
+
+static int parse_ull(const char *opt, const char *s, unsigned long long min,
+		     unsigned long long max, unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || *out < min ||
+	    *out > max) {
+		log_err("%s: invalid value '%s' (a number from %llu to %llu)",
+			opt, s, min, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_pid(struct cli *c, const char *s)
+{
+	unsigned long long v;
+
+	if (parse_ull("-p", s, 1, INT_MAX, &v))
+		return -EINVAL;
+	if (kill((pid_t)v, 0) && errno == ESRCH) {
+		log_err("-p: pid %llu: no such process", v);
+		return -ESRCH;
+	}
+	if (c->o.npids >= SCRY_MAX_TARGETS) {
+		log_err("-p: at most %d processes", SCRY_MAX_TARGETS);
+		return -E2BIG;
+	}
+	c->o.pids[c->o.npids++] = (int)v;
+	return 0;
+}
+
+static int parse_duration(struct cli *c, const char *s)
+{
+	char *end;
+
+	errno = 0;
+	c->o.duration_s = strtod(s, &end);
+	if (errno || end == s || *end || c->o.duration_s <= 0) {
+		log_err("-d: invalid duration '%s' (seconds, e.g. 10 or 0.5)",
+			s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Check that -c's program exists, so a typo is a usage error, not a run. */
+static int check_cmd(const char *cmd)
+{
+	char prog[PATH_MAX], path[PATH_MAX * 2];
+	const char *env = getenv("PATH"), *p;
+	size_t n = strcspn(cmd + strspn(cmd, " \t"), " \t");
+
+	cmd += strspn(cmd, " \t");
+	if (!n || n >= sizeof(prog)) {
+		log_err("-c: empty command");
+		return -EINVAL;
+	}
+	memcpy(prog, cmd, n);
+	prog[n] = '\0';
+	if (strchr(prog, '/')) {
+		if (access(prog, X_OK) == 0)
+			return 0;
+		log_err("-c: %s: %s", prog, strerror(errno));
+		return -ENOENT;
+	}
+	for (p = env ? env : "/usr/bin:/bin"; *p; p += *p == ':') {
+		size_t len = strcspn(p, ":");
+
+		snprintf(path, sizeof(path), "%.*s/%s", (int)len, p, prog);
+		if (access(path, X_OK) == 0)
+			return 0;
+		p += len;
+	}
+	log_err("-c: %s: command not found", prog);
+	return -ENOENT;
+}
+
+static int parse_args(struct cli *c, int argc, char **argv)
+{
+	unsigned long long v;
+	int opt, err = 0;
+
+	c->o.max_keys = 10240;
+	c->o.max_stacks = 16384;
+	while (!err && (opt = getopt_long(argc, argv, "+p:c:d:qvhV", long_opts,
+					  NULL)) != -1) {
+		switch (opt) {
+		case 'p': err = parse_pid(c, optarg); break;
+		case 'c': c->o.cmd = optarg; err = check_cmd(optarg); break;
+		case 'd': err = parse_duration(c, optarg); break;
+		case 'q': c->o.quiet = true; break;
+		case 'v': c->o.verbose = true; break;
+		case OPT_FOLDED: c->o.format = SESSION_FOLDED; break;
+		case OPT_STATE: c->state = optarg; break;
+		case OPT_MIN_BLOCK:
+			err = parse_ull("--min-block", optarg, 0,
+					ULLONG_MAX / 1000, &c->min_block_us);
+			break;
+		case OPT_MAX_KEYS:
+		case OPT_MAX_STACKS:
+			err = parse_ull(opt == OPT_MAX_KEYS ? "--max-keys" :
+					"--max-stacks", optarg, 1, 1 << 24, &v);
+			if (opt == OPT_MAX_KEYS)
+				c->o.max_keys = v;
+			else
+				c->o.max_stacks = v;
+			break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("scry %s\n", SCRY_VERSION); exit(0);
+		default:
+			fprintf(stderr, "Try 'scry --help'.\n");
+			return -EINVAL;
+		}
+	}
+	return err;
+}
+
+/* The question (or expression) and any options written after it. */
+static int parse_question(struct cli *c, int argc, char **argv)
+{
+	const char *word;
+	size_t i;
+
+	if (optind >= argc) {
+		log_err("no question or expression given (try 'scry offcpu "
+			"-p PID'; 'scry --help' lists questions)");
+		return -EINVAL;
+	}
+	word = argv[optind++];
+	/* options may follow the question: scry offcpu -p 1 */
+	if (parse_args(c, argc, argv))
+		return -EINVAL;
+	if (optind < argc) {
+		log_err("unexpected argument '%s' (quote the expression as one "
+			"argument)", argv[optind]);
+		return -EINVAL;
+	}
+	for (i = 0; i < sizeof(questions) / sizeof(questions[0]); i++) {
+		if (strcmp(word, questions[i].name))
+			continue;
+		c->o.question = questions[i].name;
+		return questions[i].expand(c);
+	}
+	if (c->state || c->min_block_us) {
+		log_err("--state and --min-block belong to 'scry offcpu'; in "
+			"an expression write /state == 2 && latency >= NS/");
+		return -EINVAL;
+	}
+	if (strlen(word) >= sizeof(c->expr)) {
+		log_err("expression longer than %zu characters",
+			sizeof(c->expr) - 1);
+		return -EINVAL;
+	}
+	strcpy(c->expr, word);
+	return 0;
+}
+
+/* CAP_BPF (39) and CAP_PERFMON (38), or CAP_SYS_ADMIN on older kernels. */
+static bool privileged(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+	__u64 eff;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return geteuid() == 0;
+	eff = data[0].effective | (__u64)data[1].effective << 32;
+	if (eff & (1ULL << 21))		/* CAP_SYS_ADMIN */
+		return true;
+	return (eff & (1ULL << 39)) && (eff & (1ULL << 38));
+}
+
+static int check_system(void)
+{
+	if (!privileged()) {
+		log_err("permission denied: tracing needs root (CAP_BPF and "
+			"CAP_PERFMON); run with sudo");
+		return -EPERM;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		log_err("this kernel has no BTF (/sys/kernel/btf/vmlinux: %s): "
+			"scry needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
+			strerror(errno));
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c = {};
+	struct expr_error eerr = {};
+	struct expr *e;
+	struct plan plan;
+	int status;
+
+	if (parse_args(&c, argc, argv) || parse_question(&c, argc, argv))
+		return EXIT_USAGE;
+	log_verbose = c.o.verbose;
+	log_quiet = c.o.quiet;
+	log_setup_libbpf();
+	if (c.o.question)
+		log_debug("%s expands to: %s", c.o.question, c.expr);
+
+	e = expr_parse(c.expr, &eerr);
+	if (!e) {
+		expr_print_error(stderr, c.expr, &eerr);
+		return EXIT_USAGE;
+	}
+	if (plan_build(e, &plan, &eerr)) {
+		expr_print_error(stderr, c.expr, &eerr);
+		expr_free(e);
+		return EXIT_USAGE;
+	}
+	if (check_system()) {
+		expr_free(e);
+		return 1;
+	}
+	/* a closed pipe ends output quietly (| head), not with SIGPIPE */
+	signal(SIGPIPE, SIG_IGN);
+	status = session_run(&c.o, &plan);
+	expr_free(e);
+	return status;
+}

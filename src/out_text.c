@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Text output in DTrace's printa layout (libdtrace dt_consume.c): key
+ * columns, then the value or a quantize/lquantize histogram, and the
+ * loss report. Every write is checked; a failed stream gives -EIO.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <scry/out.h>
+#include <scry/report.h>
+
+#define STACK_INDENT	14	/* DTrace's default stackindent */
+#define STR_WIDTH	50	/* printa's width for string keys */
+#define BAR_LEN		40	/* histogram bar at 100% */
+#define LABEL_LEN	32	/* fits ">= " and any __s64 */
+
+static const char bar_ats[BAR_LEN + 1] =
+	"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
+
+__attribute__((format(printf, 2, 3)))
+static int put(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vfprintf(f, fmt, ap);
+	va_end(ap);
+	return n < 0 ? -EIO : 0;
+}
+
+/* Buffered streams fail late: flush so the error is ours to report. */
+static int done(FILE *f)
+{
+	if (fflush(f) || ferror(f))
+		return -EIO;
+	return 0;
+}
+
+static bool is_ctrl(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+/*
+ * Write @s with control characters shown as '?', padded with spaces to
+ * @width: a process picks its own comm, and must not drive the terminal.
+ */
+static int put_clean(FILE *f, const char *s, int width)
+{
+	size_t n, len = 0;
+
+	while (*s) {
+		for (n = 0; s[n] && !is_ctrl(s[n]); n++)
+			;
+		if (n && fwrite(s, 1, n, f) != n)
+			return -EIO;
+		len += n;
+		s += n;
+		if (!*s)
+			break;
+		if (fputc('?', f) == EOF)
+			return -EIO;
+		len++;
+		s++;
+	}
+	if ((size_t)width > len)
+		return put(f, "%*s", (int)((size_t)width - len), "");
+	return 0;
+}
+
+/* ---- histograms ---- */
+
+struct hist {
+	const __u64 *slots;
+	int nslots;
+	bool linear;		/* lquantize: low/step give the labels */
+	__s64 low, step;
+};
+
+static void slot_label(const struct hist *h, int i, char *buf, size_t len)
+{
+	if (!h->linear) {
+		if (i == SCRY_QSLOT_NEG)
+			snprintf(buf, len, "< 0");
+		else if (i == SCRY_QSLOT_ZERO)
+			snprintf(buf, len, "0");
+		else
+			snprintf(buf, len, "%lld", 1LL << (i - 2));
+		return;
+	}
+	/* DTrace labels the overflow row low + levels * step. */
+	if (i == 0)
+		snprintf(buf, len, "< %lld", (long long)h->low);
+	else if (i == h->nslots - 1)
+		snprintf(buf, len, ">= %lld",
+			 (long long)(h->low + (__s64)(i - 1) * h->step));
+	else
+		snprintf(buf, len, "%lld",
+			 (long long)(h->low + (__s64)(i - 1) * h->step));
+}
+
+/* round(count * 40 / total), exactly, as DTrace's (uint)(f + 0.5). */
+static int bar_depth(__u64 count, unsigned __int128 total)
+{
+	unsigned __int128 d;
+
+	if (!total)
+		return 0;
+	d = ((unsigned __int128)count * 2 * BAR_LEN + total) / (2 * total);
+	return d > BAR_LEN ? BAR_LEN : (int)d;
+}
+
+static int hist_header(FILE *f)
+{
+	return put(f, "\n%16s %41s %-9s\n", "value",
+		   "------------- Distribution -------------", "count");
+}
+
+static int hist_line(FILE *f, const char *label, __u64 count,
+		     unsigned __int128 total)
+{
+	int depth = bar_depth(count, total);
+
+	return put(f, "%16s |%.*s%*s %-9llu\n", label, depth, bar_ats,
+		   BAR_LEN - depth, "", (unsigned long long)count);
+}
+
+/*
+ * Rows from the first to the last non-zero slot, with one empty row on
+ * each side when there is one; an empty histogram shows its first three
+ * slots ("< 0", 0, 1 for quantize), as DTrace does.
+ */
+static void hist_range(const struct hist *h, int *first, int *last)
+{
+	int lo = 0, hi = h->nslots - 1;
+
+	while (lo < h->nslots && !h->slots[lo])
+		lo++;
+	if (lo == h->nslots) {
+		*first = 0;
+		*last = h->nslots < 3 ? h->nslots - 1 : 2;
+		return;
+	}
+	while (!h->slots[hi])
+		hi--;
+	*first = lo > 0 ? lo - 1 : lo;
+	*last = hi < h->nslots - 1 ? hi + 1 : hi;
+}
+
+static int hist_print(FILE *f, const struct hist *h)
+{
+	unsigned __int128 total = 0;
+	char label[LABEL_LEN];
+	int i, first, last, err;
+
+	hist_range(h, &first, &last);
+	for (i = first; i <= last; i++)
+		total += h->slots[i];
+
+	err = hist_header(f);
+	for (i = first; !err && i <= last; i++) {
+		slot_label(h, i, label, sizeof(label));
+		err = hist_line(f, label, h->slots[i], total);
+	}
+	return err;
+}
+
+int out_quantize(FILE *f, const __u64 slots[SCRY_NBUCKETS])
+{
+	struct hist h = { .slots = slots, .nslots = SCRY_NBUCKETS };
+	int err = hist_print(f, &h);
+
+	return err ? err : done(f);
+}
+
+int out_lquantize(FILE *f, const __u64 slots[SCRY_NBUCKETS],
+		  __s64 low, __s64 high, __s64 step)
+{
+	struct hist h = { .slots = slots, .linear = true,
+			  .low = low, .step = step };
+	__u64 levels;
+	int err;
+
+	if (step <= 0 || high <= low)
+		return -EINVAL;
+	/* The distance in unsigned: high - low may not fit in __s64. */
+	levels = ((__u64)high - (__u64)low) / (__u64)step;
+	if (levels < 1 || levels > SCRY_NBUCKETS - 2)
+		return -EINVAL;
+	h.nslots = (int)levels + 2;
+
+	err = hist_print(f, &h);
+	return err ? err : done(f);
+}
+
+/* ---- keys ---- */
+
+int out_frame_name(const struct report_frame *fr, char *buf, size_t len)
+{
+	unsigned long long off = fr->off;
+	int n;
+
+	if (fr->sym && fr->module && off)
+		n = snprintf(buf, len, "%s`%s+0x%llx", fr->module, fr->sym,
+			     off);
+	else if (fr->sym && fr->module)
+		n = snprintf(buf, len, "%s`%s", fr->module, fr->sym);
+	else if (fr->sym && off)
+		n = snprintf(buf, len, "%s+0x%llx", fr->sym, off);
+	else if (fr->sym)
+		n = snprintf(buf, len, "%s", fr->sym);
+	else if (fr->module)
+		n = snprintf(buf, len, "%s`0x%llx", fr->module,
+			     (unsigned long long)fr->addr);
+	else
+		n = snprintf(buf, len, "[unknown]");
+	return n < 0 ? -EINVAL : n;
+}
+
+static int put_stack_line(FILE *f, const char *text)
+{
+	return put(f, "%*s%s\n", STACK_INDENT, "", text);
+}
+
+/* Names have no length limit: a short one fits on the stack, else malloc. */
+static int put_frame(FILE *f, const struct report_frame *fr)
+{
+	char small[256];
+	char *name = small;
+	int n, err;
+
+	n = out_frame_name(fr, small, sizeof(small));
+	if (n < 0)
+		return n;
+	if ((size_t)n >= sizeof(small)) {
+		name = malloc((size_t)n + 1);
+		if (!name)
+			return -ENOMEM;
+		out_frame_name(fr, name, (size_t)n + 1);
+	}
+	err = put(f, "%*s", STACK_INDENT, "");
+	if (!err)
+		err = put_clean(f, name, 0);
+	if (!err)
+		err = put(f, "%s\n", fr->inlined ? " [inlined]" : "");
+	if (name != small)
+		free(name);
+	return err;
+}
+
+/* Like dt_print_stack: a newline, then one indented frame per line. */
+static int put_stack(FILE *f, const struct report_stack *st)
+{
+	int i, err;
+
+	err = put(f, "\n");
+	if (!err && st->lost)
+		return put_stack_line(f, "[stack lost: raise --max-stacks]");
+	for (i = 0; !err && i < st->nr; i++)
+		err = put_frame(f, &st->frames[i]);
+	if (!err && st->truncated)
+		err = put_stack_line(f, "[truncated]");
+	return err;
+}
+
+/* DTrace prints 32-bit keys (pid_t, id_t, uid_t, processorid_t) in 8. */
+static int int_width(const char *name)
+{
+	static const char *const narrow[] = { "pid", "tid", "uid", "cpu" };
+	size_t i;
+
+	for (i = 0; name && i < sizeof(narrow) / sizeof(narrow[0]); i++)
+		if (!strcmp(name, narrow[i]))
+			return 8;
+	return 16;
+}
+
+static int put_key(FILE *f, const struct report_key *k)
+{
+	int err;
+
+	switch (k->kind) {
+	case REPORT_KEY_KSTACK:
+	case REPORT_KEY_USTACK:
+		return put_stack(f, &k->stack);
+	case REPORT_KEY_INT:
+		return put(f, " %*lld", int_width(k->name), (long long)k->i);
+	case REPORT_KEY_STR:
+		err = put(f, "  ");
+		return err ? err : put_clean(f, k->s ? k->s : "", STR_WIDTH);
+	}
+	return -EINVAL;
+}
+
+/* ---- values ---- */
+
+static int put_value(FILE *f, const struct report *r,
+		     const struct report_row *row)
+{
+	switch (r->agg) {
+	case SCRY_AGG_COUNT:
+	case SCRY_AGG_SUM:
+	case SCRY_AGG_MIN:
+	case SCRY_AGG_MAX:
+	case SCRY_AGG_AVG:
+		return put(f, " %16lld", (long long)report_row_value(r, row));
+	case SCRY_AGG_QUANTIZE:
+		return out_quantize(f, row->val.slots);
+	case SCRY_AGG_LQUANTIZE:
+		return out_lquantize(f, row->val.slots, r->lq_low, r->lq_high,
+				     r->lq_step);
+	}
+	return -EINVAL;
+}
+
+static int put_row(FILE *f, const struct report *r,
+		   const struct report_row *row)
+{
+	int i, err = 0;
+
+	for (i = 0; !err && i < row->nkeys && i < REPORT_MAX_KEYS; i++)
+		err = put_key(f, &row->keys[i]);
+	if (!err)
+		err = put_value(f, r, row);
+	return err ? err : put(f, "\n");
+}
+
+int out_text(FILE *f, const struct report *r)
+{
+	size_t i;
+	int err = 0;
+
+	if (r->header)
+		err = put(f, "%s\n", r->header);
+	/* printa opens with a newline, as dt_consume does before the walk. */
+	if (!err)
+		err = put(f, "\n");
+	for (i = 0; !err && i < r->nrows; i++)
+		err = put_row(f, r, &r->rows[i]);
+	return err ? err : done(f);
+}
+
+int out_stats(FILE *f, const struct report *r)
+{
+	const struct report_stat *st;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < r->nstats; i++) {
+		st = &r->stats[i];
+		if (!st->count)
+			continue;
+		if (st->fix)
+			err = put(f, "%llu %s: %s\n",
+				  (unsigned long long)st->count,
+				  st->what ? st->what : "losses", st->fix);
+		else
+			err = put(f, "%llu %s\n",
+				  (unsigned long long)st->count,
+				  st->what ? st->what : "losses");
+	}
+	return err ? err : done(f);
+}

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * plan: give a parsed expression its meaning for the engine.
+ *
+ * The predicate is split at its top-level '&&' into conjuncts. Those that
+ * read only fields known when an event begins (pid, comm, args, state...)
+ * go to the begin program, so a filtered-out event costs no stack walk and
+ * no map update; the rest (latency, retval) run at the end.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <scry/expr.h>
+#include <scry/plan.h>
+
+#define P(k)	(1u << (k))
+#define ALL	(P(PLAN_OFFCPU) | P(PLAN_UPROBE) | P(PLAN_URETPROBE) | P(PLAN_USDT))
+#define ARGS	(P(PLAN_UPROBE) | P(PLAN_URETPROBE) | P(PLAN_USDT))
+#define ENDS	(P(PLAN_OFFCPU) | P(PLAN_URETPROBE))
+
+enum field_type { FT_INT, FT_STR, FT_STACK };
+
+struct field_def {
+	const char *name;
+	enum scry_field field;
+	enum field_type type;
+	unsigned probes;	/* where the field exists */
+	bool at_end;		/* known only when the event ends */
+	const char *unit;
+};
+
+static const struct field_def fields[] = {
+	{ "pid",     SCRY_F_PID,     FT_INT,   ALL,  false, NULL },
+	{ "tid",     SCRY_F_TID,     FT_INT,   ALL,  false, NULL },
+	{ "uid",     SCRY_F_UID,     FT_INT,   ALL,  false, NULL },
+	{ "cpu",     SCRY_F_CPU,     FT_INT,   ALL,  false, NULL },
+	{ "comm",    SCRY_F_COMM,    FT_STR,   ALL,  false, NULL },
+	{ "arg0",    SCRY_F_ARG0,    FT_INT,   ARGS, false, NULL },
+	{ "arg1",    SCRY_F_ARG1,    FT_INT,   ARGS, false, NULL },
+	{ "arg2",    SCRY_F_ARG2,    FT_INT,   ARGS, false, NULL },
+	{ "arg3",    SCRY_F_ARG3,    FT_INT,   ARGS, false, NULL },
+	{ "arg4",    SCRY_F_ARG4,    FT_INT,   ARGS, false, NULL },
+	{ "arg5",    SCRY_F_ARG5,    FT_INT,   ARGS, false, NULL },
+	{ "retval",  SCRY_F_RETVAL,  FT_INT,   P(PLAN_URETPROBE), true, NULL },
+	{ "latency", SCRY_F_LATENCY, FT_INT,   ENDS, true, "ns" },
+	{ "state",   SCRY_F_STATE,   FT_INT,   P(PLAN_OFFCPU), false, NULL },
+	{ "kstack",  SCRY_F_KSTACK,  FT_STACK, ALL,  false, NULL },
+	{ "ustack",  SCRY_F_USTACK,  FT_STACK, ALL,  false, NULL },
+	{ "stack",   SCRY_F_KSTACK,  FT_STACK, ALL,  false, NULL },
+};
+
+struct probe_def {
+	const char *name;
+	enum plan_probe probe;
+	int nparts;		/* parts after the kind */
+	const char *usage;
+};
+
+static const struct probe_def probes[] = {
+	{ "offcpu",    PLAN_OFFCPU,    0, "offcpu" },
+	{ "uprobe",    PLAN_UPROBE,    2, "uprobe:LIB:FUNC" },
+	{ "uretprobe", PLAN_URETPROBE, 2, "uretprobe:LIB:FUNC" },
+	{ "usdt",      PLAN_USDT,      3, "usdt:BIN:PROVIDER:NAME" },
+};
+
+struct agg_def {
+	const char *name;
+	enum scry_agg agg;
+	int nargs;
+};
+
+static const struct agg_def aggs[] = {
+	{ "count",     SCRY_AGG_COUNT,     0 },
+	{ "sum",       SCRY_AGG_SUM,       1 },
+	{ "min",       SCRY_AGG_MIN,       1 },
+	{ "max",       SCRY_AGG_MAX,       1 },
+	{ "avg",       SCRY_AGG_AVG,       1 },
+	{ "quantize",  SCRY_AGG_QUANTIZE,  1 },
+	{ "lquantize", SCRY_AGG_LQUANTIZE, 4 },
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static int fail(struct expr_error *err, int col, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct expr_error *err, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	err->col = col;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+const char *plan_probe_name(enum plan_probe k)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(probes); i++)
+		if (probes[i].probe == k)
+			return probes[i].name;
+	return "?";
+}
+
+static const struct field_def *field_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fields); i++)
+		if (!strcmp(fields[i].name, name))
+			return &fields[i];
+	return NULL;
+}
+
+/* Look a field up and check the probe provides it. */
+static int field_get(const struct plan *p, const char *name, int col,
+		     const struct field_def **out, struct expr_error *err)
+{
+	const struct field_def *f = field_find(name);
+
+	if (!f)
+		return fail(err, col, "unknown field '%s' (fields: pid tid uid "
+			    "comm cpu arg0..arg5 retval latency state)", name);
+	if (!(f->probes & P(p->probe))) {
+		if (f->field == SCRY_F_RETVAL || f->field == SCRY_F_LATENCY)
+			return fail(err, col, "'%s' needs a probe with a return: "
+				    "use uretprobe", name);
+		return fail(err, col, "field '%s' does not exist for %s probes",
+			    name, plan_probe_name(p->probe));
+	}
+	*out = f;
+	return 0;
+}
+
+/* ---- predicate compilation --------------------------------------- */
+
+struct emitter {
+	struct scry_pred_insn *prog;
+	int n;
+	bool uses_end;
+};
+
+static int emit(struct emitter *em, const struct expr_node *n, __u8 op,
+		__u8 field, __s64 imm, struct expr_error *err)
+{
+	/* keep one slot for SCRY_OP_END */
+	if (em->n >= SCRY_MAX_PRED - 1)
+		return fail(err, n->col, "predicate too long (at most %d "
+			    "operations)", SCRY_MAX_PRED - 1);
+	em->prog[em->n].op = op;
+	em->prog[em->n].field = field;
+	em->prog[em->n].imm = imm;
+	em->n++;
+	return 0;
+}
+
+static int string_index(struct plan *p, const struct expr_node *n,
+			struct expr_error *err)
+{
+	int i;
+
+	if (strlen(n->sval) >= SCRY_COMM_LEN)
+		return fail(err, n->col, "string longer than a comm (%d "
+			    "characters): comm can never equal it",
+			    SCRY_COMM_LEN - 1);
+	for (i = 0; i < p->nstrs; i++)
+		if (!strcmp(p->strs[i], n->sval))
+			return i;
+	if (p->nstrs >= SCRY_MAX_STRS)
+		return fail(err, n->col, "too many strings (at most %d)",
+			    SCRY_MAX_STRS);
+	strcpy(p->strs[p->nstrs], n->sval);
+	return p->nstrs++;
+}
+
+static int compile(struct plan *p, struct emitter *em,
+		   const struct expr_node *n, struct expr_error *err);
+
+static int compile_operand(struct plan *p, struct emitter *em,
+			   const struct expr_node *n, struct expr_error *err)
+{
+	const struct field_def *f;
+	int ret;
+
+	switch (n->kind) {
+	case EXPR_INT:
+		return emit(em, n, SCRY_OP_IMM, 0, n->ival, err);
+	case EXPR_STR:
+		return fail(err, n->col, "a string can only be compared "
+			    "with comm");
+	case EXPR_IDENT:
+		ret = field_get(p, n->name, n->col, &f, err);
+		if (ret)
+			return ret;
+		if (f->type == FT_STACK)
+			return fail(err, n->col, "'%s' is a key, not a value "
+				    "a predicate can test", n->name);
+		if (f->type == FT_STR)
+			return fail(err, n->col, "compare comm with a string: "
+				    "comm == \"name\"");
+		em->uses_end |= f->at_end;
+		return emit(em, n, SCRY_OP_FIELD, f->field, 0, err);
+	default:
+		return compile(p, em, n, err);
+	}
+}
+
+static const __u8 cmp_ops[] = {
+	[EXPR_EQ] = SCRY_OP_EQ, [EXPR_NE] = SCRY_OP_NE,
+	[EXPR_LT] = SCRY_OP_LT, [EXPR_LE] = SCRY_OP_LE,
+	[EXPR_GT] = SCRY_OP_GT, [EXPR_GE] = SCRY_OP_GE,
+};
+
+static bool is_comm(const struct expr_node *n)
+{
+	return n->kind == EXPR_IDENT && !strcmp(n->name, "comm");
+}
+
+static int compile_strcmp(struct plan *p, struct emitter *em,
+			  const struct expr_node *n, struct expr_error *err)
+{
+	const struct expr_node *s = is_comm(n->left) ? n->right : n->left;
+	int idx;
+
+	if (s->kind != EXPR_STR)
+		return fail(err, s->col, "comm can only be compared with a "
+			    "string");
+	if (n->op != EXPR_EQ && n->op != EXPR_NE)
+		return fail(err, n->col, "strings compare with == and != only");
+	idx = string_index(p, s, err);
+	if (idx < 0)
+		return idx;
+	if (emit(em, n, n->op == EXPR_EQ ? SCRY_OP_STREQ : SCRY_OP_STRNE,
+		 0, 0, err))
+		return -EINVAL;
+	em->prog[em->n - 1].str = idx;
+	return 0;
+}
+
+static int compile(struct plan *p, struct emitter *em,
+		   const struct expr_node *n, struct expr_error *err)
+{
+	int ret;
+
+	switch (n->kind) {
+	case EXPR_CMP:
+		if (is_comm(n->left) || is_comm(n->right))
+			return compile_strcmp(p, em, n, err);
+		ret = compile_operand(p, em, n->left, err);
+		ret = ret ? : compile_operand(p, em, n->right, err);
+		return ret ? : emit(em, n, cmp_ops[n->op], 0, 0, err);
+	case EXPR_AND:
+	case EXPR_OR:
+		ret = compile(p, em, n->left, err);
+		ret = ret ? : compile(p, em, n->right, err);
+		return ret ? : emit(em, n, n->kind == EXPR_AND ? SCRY_OP_AND :
+				    SCRY_OP_OR, 0, 0, err);
+	case EXPR_NOT:
+		ret = compile(p, em, n->left, err);
+		return ret ? : emit(em, n, SCRY_OP_NOT, 0, 0, err);
+	default:
+		return compile_operand(p, em, n, err);
+	}
+}
+
+/* Append one conjunct to the begin or the end program. */
+static int place_conjunct(struct plan *p, struct emitter *begin,
+			  struct emitter *end, const struct expr_node *n,
+			  struct expr_error *err)
+{
+	struct scry_pred_insn tmp[SCRY_MAX_PRED] = {};
+	struct emitter one = { .prog = tmp };
+	struct emitter *dst;
+	int ret, i;
+
+	ret = compile(p, &one, n, err);
+	if (ret)
+		return ret;
+	dst = (one.uses_end && p->has_end) ? end : begin;
+	for (i = 0; i < one.n; i++) {
+		if (dst->n >= SCRY_MAX_PRED - 2)
+			return fail(err, n->col, "predicate too long (at most "
+				    "%d operations)", SCRY_MAX_PRED - 2);
+		dst->prog[dst->n++] = tmp[i];
+	}
+	/* conjuncts after the first are joined with AND */
+	if (dst->n > one.n)
+		dst->prog[dst->n++].op = SCRY_OP_AND;
+	return 0;
+}
+
+static int split_conjuncts(struct plan *p, struct emitter *begin,
+			   struct emitter *end, const struct expr_node *n,
+			   struct expr_error *err)
+{
+	int ret;
+
+	if (n->kind != EXPR_AND)
+		return place_conjunct(p, begin, end, n, err);
+	ret = split_conjuncts(p, begin, end, n->left, err);
+	return ret ? : split_conjuncts(p, begin, end, n->right, err);
+}
+
+/* ---- keys and aggregation ------------------------------------------ */
+
+static int add_key(struct plan *p, const char *name, int col,
+		   struct expr_error *err)
+{
+	const struct field_def *f;
+	struct plan_key *k;
+	int ret, i, nints = 0;
+
+	ret = field_get(p, name, col, &f, err);
+	if (ret)
+		return ret;
+	for (i = 0; i < p->nkeys; i++)
+		if (!strcmp(p->keys[i].name, name))
+			return fail(err, col, "key '%s' given twice", name);
+	k = &p->keys[p->nkeys++];
+	k->name = f->name;
+	k->field = f->field;
+	k->slot = -1;
+	switch (f->type) {
+	case FT_STACK:
+		if (!strcmp(name, "stack") || !strcmp(name, "kstack"))
+			p->key_kstack = true;
+		if (!strcmp(name, "stack") || !strcmp(name, "ustack"))
+			p->key_ustack = true;
+		if (!strcmp(name, "ustack"))
+			k->field = SCRY_F_USTACK;
+		break;
+	case FT_STR:
+		p->key_comm = true;
+		break;
+	case FT_INT:
+		for (i = 0; i < SCRY_MAX_INTKEYS; i++)
+			if (p->key_ints[i] != SCRY_F_NONE)
+				nints++;
+		if (nints >= SCRY_MAX_INTKEYS)
+			return fail(err, col, "too many numeric keys (at most "
+				    "%d)", SCRY_MAX_INTKEYS);
+		p->key_ints[nints] = f->field;
+		k->slot = nints;
+		break;
+	}
+	return 0;
+}
+
+static int const_arg(const struct expr_node *n, const char *what, __s64 *v,
+		     struct expr_error *err)
+{
+	if (n->kind != EXPR_INT)
+		return fail(err, n->col, "lquantize %s must be a number", what);
+	*v = n->ival;
+	return 0;
+}
+
+static int plan_lquantize(struct plan *p, const struct expr_action *a,
+			  struct expr_error *err)
+{
+	int ret;
+
+	ret = const_arg(a->args[1], "low", &p->lq_low, err);
+	ret = ret ? : const_arg(a->args[2], "high", &p->lq_high, err);
+	ret = ret ? : const_arg(a->args[3], "step", &p->lq_step, err);
+	if (ret)
+		return ret;
+	if (p->lq_step <= 0)
+		return fail(err, a->args[3]->col, "lquantize step must be "
+			    "positive");
+	if (p->lq_high <= p->lq_low)
+		return fail(err, a->args[2]->col, "lquantize high must be "
+			    "above low");
+	if ((__u64)(p->lq_high - p->lq_low) / p->lq_step > SCRY_NBUCKETS - 2)
+		return fail(err, a->args[3]->col, "lquantize has at most %d "
+			    "steps: raise the step", SCRY_NBUCKETS - 2);
+	p->lq_nslots = ((__u64)(p->lq_high - p->lq_low) + p->lq_step - 1) /
+		       p->lq_step;
+	return 0;
+}
+
+static int plan_action(struct plan *p, const struct expr *e,
+		       struct expr_error *err)
+{
+	const struct expr_action *a = &e->action;
+	const struct agg_def *ad = NULL;
+	const struct field_def *f;
+	size_t i;
+	int ret;
+
+	if (!e->has_action) {	/* bare probe: count its firings */
+		p->agg = SCRY_AGG_COUNT;
+		return 0;
+	}
+	for (i = 0; i < (size_t)a->nkeys; i++) {
+		ret = add_key(p, a->keys[i], a->key_cols[i], err);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < ARRAY_SIZE(aggs); i++)
+		if (!strcmp(aggs[i].name, a->func))
+			ad = &aggs[i];
+	if (!ad)
+		return fail(err, a->func_col, "unknown aggregation '%s' "
+			    "(count sum min max avg quantize lquantize)",
+			    a->func);
+	if (a->nargs != ad->nargs)
+		return fail(err, a->func_col, "%s() takes %d argument%s",
+			    ad->name, ad->nargs, ad->nargs == 1 ? "" : "s");
+	p->agg = ad->agg;
+	if (!ad->nargs)
+		return 0;
+	if (a->args[0]->kind != EXPR_IDENT)
+		return fail(err, a->args[0]->col, "%s() aggregates a field, "
+			    "e.g. %s(arg0)", ad->name, ad->name);
+	ret = field_get(p, a->args[0]->name, a->args[0]->col, &f, err);
+	if (ret)
+		return ret;
+	if (f->type != FT_INT)
+		return fail(err, a->args[0]->col, "%s() needs a number; '%s' "
+			    "is not one", ad->name, f->name);
+	p->val_field = f->field;
+	p->val_name = f->name;
+	p->unit = f->unit;
+	if (ad->agg == SCRY_AGG_LQUANTIZE)
+		return plan_lquantize(p, a, err);
+	return 0;
+}
+
+static int plan_probe(struct plan *p, const struct expr *e,
+		      struct expr_error *err)
+{
+	const struct expr_probe *pr = &e->probe;
+	const struct probe_def *d = NULL;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(probes); i++)
+		if (!strcmp(probes[i].name, pr->kind))
+			d = &probes[i];
+	if (!d)
+		return fail(err, pr->kind_col, "unknown probe kind '%s' "
+			    "(offcpu uprobe uretprobe usdt)", pr->kind);
+	if (pr->nparts != d->nparts)
+		return fail(err, pr->nparts > d->nparts ?
+			    pr->part_cols[d->nparts] : pr->kind_col,
+			    "%s probes are written %s", d->name, d->usage);
+	p->probe = d->probe;
+	p->ntarget = pr->nparts;
+	for (i = 0; i < (size_t)pr->nparts; i++) {
+		p->target[i] = pr->parts[i];
+		p->target_cols[i] = pr->part_cols[i];
+	}
+	p->has_end = p->probe == PLAN_OFFCPU || p->probe == PLAN_URETPROBE;
+	p->stacks_at_begin = p->probe == PLAN_OFFCPU;
+	p->ustack_at_entry = p->probe == PLAN_UPROBE;
+	return 0;
+}
+
+int plan_build(const struct expr *e, struct plan *p, struct expr_error *err)
+{
+	struct emitter begin, end;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->expr = e;
+	begin = (struct emitter){ .prog = p->pred_begin };
+	end = (struct emitter){ .prog = p->pred_end };
+	ret = plan_probe(p, e, err);
+	ret = ret ? : plan_action(p, e, err);
+	if (!ret && e->pred)
+		ret = split_conjuncts(p, &begin, &end, e->pred, err);
+	return ret;
+}

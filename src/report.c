@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Report rows: the value printa orders by, the order itself, and freeing.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <scry/report.h>
+
+__s64 report_row_value(const struct report *r, const struct report_row *row)
+{
+	const struct scry_val *v = &row->val;
+
+	switch (r->agg) {
+	case SCRY_AGG_COUNT:
+		return (__s64)v->count;
+	case SCRY_AGG_MIN:
+		return v->min;
+	case SCRY_AGG_MAX:
+		return v->max;
+	case SCRY_AGG_AVG:
+		/* An empty row has no average; 0 keeps it first, as DTrace. */
+		return v->count ? v->sum / (__s64)v->count : 0;
+	case SCRY_AGG_SUM:
+	case SCRY_AGG_QUANTIZE:
+	case SCRY_AGG_LQUANTIZE:
+	default:
+		return v->sum;
+	}
+}
+
+static int cmp_s64(__s64 a, __s64 b)
+{
+	return (a > b) - (a < b);
+}
+
+static int cmp_u64(__u64 a, __u64 b)
+{
+	return (a > b) - (a < b);
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+/* Stacks order by their frame addresses, root-most difference last. */
+static int cmp_stack(const struct report_stack *a,
+		     const struct report_stack *b)
+{
+	int i, n = a->nr < b->nr ? a->nr : b->nr;
+	int c;
+
+	if (a->lost != b->lost)
+		return a->lost - b->lost;
+	for (i = 0; i < n; i++) {
+		c = cmp_u64(a->frames[i].addr, b->frames[i].addr);
+		if (c)
+			return c;
+	}
+	c = cmp_s64(a->nr, b->nr);
+	if (c)
+		return c;
+	return a->truncated - b->truncated;
+}
+
+static int cmp_key(const struct report_key *a, const struct report_key *b)
+{
+	if (a->kind != b->kind)
+		return cmp_s64(a->kind, b->kind);
+
+	switch (a->kind) {
+	case REPORT_KEY_KSTACK:
+	case REPORT_KEY_USTACK:
+		return cmp_stack(&a->stack, &b->stack);
+	case REPORT_KEY_INT:
+		return cmp_s64(a->i, b->i);
+	case REPORT_KEY_STR:
+	default:
+		return cmp_str(a->s, b->s);
+	}
+}
+
+static int cmp_keys(const struct report_row *a, const struct report_row *b)
+{
+	int i, n = a->nkeys < b->nkeys ? a->nkeys : b->nkeys;
+	int c;
+
+	for (i = 0; i < n; i++) {
+		c = cmp_key(&a->keys[i], &b->keys[i]);
+		if (c)
+			return c;
+	}
+	return cmp_s64(a->nkeys, b->nkeys);
+}
+
+/*
+ * Rows with equal keys should not exist; comparing the raw values as a
+ * last resort still keeps qsort's unstable order out of the output.
+ */
+static int cmp_vals(const struct scry_val *a, const struct scry_val *b)
+{
+	int c;
+
+	c = cmp_u64(a->count, b->count);
+	if (!c)
+		c = cmp_s64(a->sum, b->sum);
+	if (!c)
+		c = cmp_s64(a->min, b->min);
+	if (!c)
+		c = cmp_s64(a->max, b->max);
+	return c;
+}
+
+static int cmp_rows(const void *pa, const void *pb, void *arg)
+{
+	const struct report *r = arg;
+	const struct report_row *a = pa, *b = pb;
+	int c;
+
+	c = cmp_s64(report_row_value(r, a), report_row_value(r, b));
+	if (!c)
+		c = cmp_keys(a, b);
+	if (!c)
+		c = cmp_vals(&a->val, &b->val);
+	return c;
+}
+
+void report_sort(struct report *r)
+{
+	if (!r || !r->rows || r->nrows < 2)
+		return;
+	/* qsort_r: the comparator needs the aggregation, without a global. */
+	qsort_r(r->rows, r->nrows, sizeof(*r->rows), cmp_rows, r);
+}
+
+static void stack_free(struct report_stack *st)
+{
+	int i;
+
+	for (i = 0; st->frames && i < st->nr; i++) {
+		free(st->frames[i].module);
+		free(st->frames[i].sym);
+	}
+	free(st->frames);
+	st->frames = NULL;
+	st->nr = 0;
+}
+
+static void row_free(struct report_row *row)
+{
+	int i;
+
+	for (i = 0; i < row->nkeys && i < REPORT_MAX_KEYS; i++) {
+		struct report_key *k = &row->keys[i];
+
+		stack_free(&k->stack);
+		free(k->s);
+		k->s = NULL;
+	}
+	row->nkeys = 0;
+}
+
+void report_clear(struct report *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; r->rows && i < r->nrows; i++)
+		row_free(&r->rows[i]);
+	free(r->rows);
+	r->rows = NULL;
+	r->nrows = 0;
+	/* what/fix are string literals; only the array is ours. */
+	free(r->stats);
+	r->stats = NULL;
+	r->nstats = 0;
+}

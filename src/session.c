@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * session: attach, wait, drain, print.
+ *
+ * The wait is one poll() over: a signalfd (SIGINT, SIGTERM), one pidfd
+ * per traced process (readable when it exits), the engine's notice ring
+ * buffer (new pids to snapshot for symbolization), and the -d deadline.
+ * Whatever ends the wait, the probes are detached first and everything
+ * aggregated so far is printed: nothing collected is lost.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <bpf/libbpf.h>
+#include <scry/attach.h>
+#include <scry/drain.h>
+#include <scry/expr.h>
+#include <scry/log.h>
+#include <scry/out.h>
+#include <scry/plan.h>
+#include <scry/report.h>
+#include <scry/session.h>
+#include <scry/sym.h>
+#include "scry.skel.h"
+
+struct session {
+	const struct scry_opts *o;
+	struct attach a;
+	struct syms *syms;
+	struct ring_buffer *rb;
+	int sigfd;
+	int pidfds[SCRY_MAX_TARGETS];	/* -1 once the process exited */
+	int npidfds;
+	int nalive;
+	pid_t child;		/* -c command, or 0 */
+	int child_status;
+	bool child_reaped;
+	int release_fd;		/* write end: lets the -c child exec */
+	struct timespec start;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int pidfd_open(pid_t pid)
+{
+	return syscall(SYS_pidfd_open, pid, 0);
+}
+
+static int on_notice(void *ctx, void *data, size_t len)
+{
+	struct session *s = ctx;
+	const struct scry_notice *n = data;
+
+	if (len < sizeof(*n))
+		return 0;
+	if (n->kind == SCRY_NOTICE_PID)
+		syms_add_pid(s->syms, n->pid);
+	return 0;
+}
+
+/*
+ * A simple command runs as the shell's own process ("exec CMD"), so the
+ * pid scry reports is the program's; pipelines and lists keep the shell,
+ * whose children are followed.
+ */
+static const char *shell_cmd(const char *cmd)
+{
+	static char buf[4096];
+
+	if (strpbrk(cmd, ";&|<>()$`\\\n") || strlen(cmd) + 6 > sizeof(buf))
+		return cmd;
+	snprintf(buf, sizeof(buf), "exec %s", cmd);
+	return buf;
+}
+
+/*
+ * -c: fork a child that waits until the probes are attached and the
+ * child is in the kernel's target set, then execs the command through
+ * /bin/sh (so quoting works as typed). Its pre-exec wait is not traced:
+ * it becomes a target only while blocked, before being released.
+ */
+static int launch(struct session *s)
+{
+	int pfd[2];
+	char c;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		close(pfd[1]);
+		if (read(pfd[0], &c, 1) != 1)
+			_exit(127);	/* scry gave up before attaching */
+		execl("/bin/sh", "sh", "-c", shell_cmd(s->o->cmd), (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[0]);
+	s->child = pid;
+	s->release_fd = pfd[1];
+	return 0;
+}
+
+static int release_child(struct session *s)
+{
+	char go = 1;
+	int err;
+
+	err = attach_add_target(&s->a, s->child);
+	if (err) {
+		log_err("-c: cannot trace the command: %s", strerror(-err));
+		return err;
+	}
+	if (write(s->release_fd, &go, 1) != 1)
+		return -errno;
+	close(s->release_fd);
+	s->release_fd = -1;
+	return 0;
+}
+
+static int watch_targets(struct session *s)
+{
+	int i;
+
+	for (i = 0; i < s->a.npids; i++) {
+		s->pidfds[i] = pidfd_open(s->a.pids[i]);
+		if (s->pidfds[i] < 0) {
+			log_err("pid %d: no such process", s->a.pids[i]);
+			return -ESRCH;
+		}
+		s->npidfds = i + 1;
+	}
+	s->nalive = s->npidfds;
+	return 0;
+}
+
+static void reap_child(struct session *s)
+{
+	if (s->child && !s->child_reaped &&
+	    waitpid(s->child, &s->child_status, WNOHANG) == s->child)
+		s->child_reaped = true;
+}
+
+/* Wait for the first stop condition. Returns 0 or -errno. */
+static int wait_loop(struct session *s)
+{
+	struct pollfd fds[SCRY_MAX_TARGETS + 2];
+	double deadline = s->o->duration_s > 0 ?
+			  now_s() + s->o->duration_s : 0;
+	int i, n, timeout;
+
+	for (;;) {
+		n = 0;
+		fds[n++] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
+		fds[n++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(s->rb),
+					    .events = POLLIN };
+		/* poll() skips the negative fds of exited processes */
+		for (i = 0; i < s->npidfds; i++)
+			fds[n++] = (struct pollfd){ .fd = s->pidfds[i],
+						    .events = POLLIN };
+		timeout = -1;
+		if (deadline) {
+			double left = deadline - now_s();
+
+			if (left <= 0)
+				return 0;
+			timeout = (int)(left * 1000) + 1;
+		}
+		if (poll(fds, n, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		/* notices first: a process that just exited still has to be named */
+		ring_buffer__consume(s->rb);
+		if (fds[0].revents & POLLIN)
+			return 0;
+		for (i = 0; i < s->npidfds; i++) {
+			if (s->pidfds[i] < 0 || !(fds[2 + i].revents & POLLIN))
+				continue;
+			close(s->pidfds[i]);
+			s->pidfds[i] = -1;
+			s->nalive--;
+		}
+		if (s->npidfds && s->nalive == 0)
+			return 0;
+	}
+}
+
+static void fill_header(const struct session *s, const struct plan *p,
+			struct report *r, double secs)
+{
+	r->question = p->expr->text;
+	r->header = s->o->header;
+	r->unit = s->o->unit ? s->o->unit : p->unit;
+	r->agg = p->agg;
+	r->lq_low = p->lq_low;
+	r->lq_high = p->lq_high;
+	r->lq_step = p->lq_step;
+	r->duration_s = secs;
+	r->folded_div = s->o->folded_div;
+}
+
+static int print_report(const struct session *s, struct report *r)
+{
+	int err;
+
+	report_sort(r);
+	if (s->o->format == SESSION_FOLDED)
+		err = out_folded(stdout, r);
+	else
+		err = out_text(stdout, r);
+	if (!err && fflush(stdout))
+		err = -EIO;
+	out_stats(stderr, r);
+	return err;
+}
+
+static void report_child(struct session *s)
+{
+	if (!s->child)
+		return;
+	if (!s->child_reaped) {
+		/* stopped by -d or a signal: leave the command running */
+		log_info("-c: command (pid %d) still running", s->child);
+		return;
+	}
+	if (WIFEXITED(s->child_status)) {
+		if (WEXITSTATUS(s->child_status))
+			log_err("-c: command exited with status %d",
+				WEXITSTATUS(s->child_status));
+	} else if (WIFSIGNALED(s->child_status)) {
+		log_err("-c: command killed by signal %d (%s)",
+			WTERMSIG(s->child_status),
+			strsignal(WTERMSIG(s->child_status)));
+	}
+}
+
+static void session_banner(const struct session *s, const struct plan *p)
+{
+	char who[64] = "all processes";
+
+	if (s->child)
+		snprintf(who, sizeof(who), "the command (pid %d)", s->child);
+	else if (s->a.npids == 1)
+		snprintf(who, sizeof(who), "pid %d", s->a.pids[0]);
+	else if (s->a.npids)
+		snprintf(who, sizeof(who), "%d processes", s->a.npids);
+	if (s->o->duration_s > 0)
+		log_info("tracing %s of %s for %g s; Ctrl-C to stop early",
+			 plan_probe_name(p->probe), who, s->o->duration_s);
+	else
+		log_info("tracing %s of %s; Ctrl-C to stop",
+			 plan_probe_name(p->probe), who);
+}
+
+static int session_start(struct session *s, const struct plan *p)
+{
+	sigset_t mask;
+	int err, i;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL))
+		return -errno;
+	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (s->sigfd < 0)
+		return -errno;
+	for (i = 0; i < s->o->npids; i++) {
+		err = attach_add_target(&s->a, s->o->pids[i]);
+		if (err)
+			return err;
+		syms_add_pid(s->syms, s->o->pids[i]);
+	}
+	if (s->o->cmd) {
+		err = launch(s);
+		if (err) {
+			log_err("-c: cannot start the command: %s",
+				strerror(-err));
+			return err;
+		}
+		s->a.filter_targets = true;
+		s->a.follow_forks = true;
+	}
+	err = attach_load(&s->a);
+	err = err ? : attach_probes(&s->a);
+	if (err)
+		return err;
+	s->rb = ring_buffer__new(bpf_map__fd(s->a.skel->maps.notices),
+				 on_notice, s, NULL);
+	if (!s->rb)
+		return -errno;
+	if (s->child) {
+		err = release_child(s);
+		if (err)
+			return err;
+	}
+	err = watch_targets(s);
+	if (err)
+		return err;
+	session_banner(s, p);
+	return 0;
+}
+
+int session_run(const struct scry_opts *o, const struct plan *p)
+{
+	struct session s = { .o = o, .sigfd = -1, .release_fd = -1 };
+	struct report r = {};
+	double t0;
+	int err, i;
+
+	s.a.plan = p;
+	s.a.opts = o;
+	s.syms = syms_new();
+	if (!s.syms) {
+		log_err("out of memory");
+		return 1;
+	}
+	err = session_start(&s, p);
+	t0 = now_s();
+	if (!err)
+		err = wait_loop(&s);
+	/* stop collecting before reading, so the snapshot is consistent */
+	for (i = 0; i < s.a.nlinks; i++)
+		bpf_link__destroy(s.a.links[i]);
+	s.a.nlinks = 0;
+	reap_child(&s);
+	if (s.a.skel && s.rb) {
+		int derr;
+
+		ring_buffer__consume(s.rb);
+		fill_header(&s, p, &r, now_s() - t0);
+		derr = drain_report(&s.a, s.syms, &r, false);
+		if (derr)
+			log_err("reading the aggregation: %s", strerror(-derr));
+		else if (print_report(&s, &r) && errno != EPIPE)
+			log_err("writing output: %s", strerror(errno));
+		err = err ? : derr;
+	}
+	report_child(&s);
+	report_clear(&r);
+	if (s.release_fd >= 0)
+		close(s.release_fd);	/* a child never released exits */
+	for (i = 0; i < s.npidfds; i++)
+		if (s.pidfds[i] >= 0)
+			close(s.pidfds[i]);
+	ring_buffer__free(s.rb);
+	attach_close(&s.a);
+	syms_free(s.syms);
+	if (s.sigfd >= 0)
+		close(s.sigfd);
+	return err ? 1 : 0;
+}

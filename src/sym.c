@@ -1,0 +1,1385 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Symbolizer: kernel addresses through /proc/kallsyms, user addresses
+ * through per-process mapping snapshots and per-file ELF symbol tables.
+ *
+ * Stacks are drained long after they were captured, when the process may
+ * have exited or its binary been replaced, so everything a later lookup
+ * needs is captured when a pid is first added: the executable mappings
+ * and an open descriptor for every mapped file. Symbol tables themselves
+ * are only read on the first lookup that needs them, once per file, and
+ * are shared by every process that maps the same file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <scry/report.h>
+#include <scry/sym.h>
+
+#define PID_BUCKETS	1024
+#define FILE_BUCKETS	256
+/*
+ * Files whose table is not loaded yet keep a descriptor open. Past this
+ * many, new files are loaded right away (which closes the descriptor),
+ * so tracing thousands of distinct binaries cannot run out of fds.
+ */
+#define MAX_OPEN_FILES	256
+#define BUILD_ID_MAX	64
+#define DEBUG_DIR	"/usr/lib/debug"
+#define DELETED_SUFFIX	" (deleted)"
+
+/* A symbol candidate; after dedup only addr, size and name matter. */
+struct sym {
+	__u64 addr;
+	__u64 size;
+	__u32 name;		/* offset into the owning string arena */
+	__u32 seq;		/* input order, keeps sorting deterministic */
+	__u8 rank;		/* 0 global, 1 weak, 2 local */
+	__u8 us;		/* leading underscores, capped */
+	__u8 mod;		/* kernel only: index into ktab.mods */
+};
+
+struct strbuf {
+	char *buf;
+	size_t len, cap;
+};
+
+struct symvec {
+	struct sym *v;
+	size_t n, cap;
+	struct strbuf names;
+};
+
+struct ktab {
+	struct sym *syms;
+	size_t n;
+	char *names;
+	char **mods;		/* mods[0] is "vmlinux" */
+	size_t nmods;
+	bool tried;
+	int err;		/* sticky load error */
+};
+
+/* One PT_LOAD segment: maps file offsets to ELF virtual addresses. */
+struct seg {
+	__u64 off, filesz, vaddr;
+	bool exec;
+};
+
+struct sfile {
+	struct sfile *next;	/* hash chain */
+	int fd;			/* -1 once loaded (or for the vDSO) */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+	unsigned char build_id[BUILD_ID_MAX];
+	size_t build_id_len;
+	char *path;		/* as first mapped, for .gnu_debuglink */
+	struct seg *segs;
+	size_t nsegs;
+	struct sym *syms;
+	size_t nsyms;
+	char *names;
+	unsigned int refs;	/* mappings that point here */
+	bool loaded;
+	bool vdso;
+};
+
+struct smap {
+	__u64 start, end, pgoff;
+	struct sfile *file;	/* NULL when the file could not be opened */
+	char *module;
+};
+
+struct sproc {
+	struct sproc *next;
+	int pid;
+	bool gone;		/* implicit add failed: do not retry */
+	struct smap *maps;
+	size_t nmaps;
+};
+
+struct syms {
+	struct ktab k;
+	struct sproc *procs[PID_BUCKETS];
+	struct sfile *files[FILE_BUCKETS];
+	struct sfile *vdso;
+	bool vdso_tried;
+	unsigned int nopen;
+	unsigned int nloaded;
+};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static int strbuf_add(struct strbuf *sb, const char *s, size_t len, __u32 *off)
+{
+	if (sb->len + len + 1 > UINT32_MAX)
+		return -E2BIG;
+	if (sb->len + len + 1 > sb->cap) {
+		size_t cap = sb->cap ? sb->cap * 2 : 4096;
+		char *n;
+
+		while (cap < sb->len + len + 1)
+			cap *= 2;
+		n = realloc(sb->buf, cap);
+		if (!n)
+			return -ENOMEM;
+		sb->buf = n;
+		sb->cap = cap;
+	}
+	memcpy(sb->buf + sb->len, s, len);
+	sb->buf[sb->len + len] = '\0';
+	*off = sb->len;
+	sb->len += len + 1;
+	return 0;
+}
+
+static int symvec_push(struct symvec *sv, __u64 addr, __u64 size,
+		       const char *name, size_t len, int rank, int mod)
+{
+	struct sym *y;
+	int err;
+
+	if (sv->n == sv->cap) {
+		size_t cap = sv->cap ? sv->cap * 2 : 1024;
+
+		y = realloc(sv->v, cap * sizeof(*y));
+		if (!y)
+			return -ENOMEM;
+		sv->v = y;
+		sv->cap = cap;
+	}
+	y = &sv->v[sv->n];
+	err = strbuf_add(&sv->names, name, len, &y->name);
+	if (err)
+		return err;
+	y->addr = addr;
+	y->size = size;
+	y->seq = sv->n;
+	y->rank = rank;
+	for (y->us = 0; y->us < len && y->us < 255 && name[y->us] == '_';)
+		y->us++;
+	y->mod = mod;
+	sv->n++;
+	return 0;
+}
+
+static void symvec_free(struct symvec *sv)
+{
+	free(sv->v);
+	free(sv->names.buf);
+	memset(sv, 0, sizeof(*sv));
+}
+
+/*
+ * Among symbols at one address the first after sorting wins: strongest
+ * binding, then the fewest leading underscores (malloc, not
+ * __libc_malloc), then input order.
+ */
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	if (x->us != y->us)
+		return x->us - y->us;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Sort and keep one symbol per address. An alias may carry the size the
+ * winner lacks, so the group's largest size is kept; a size of 0 then
+ * means "up to the next symbol".
+ */
+static void symvec_finish(struct symvec *sv)
+{
+	size_t i, j;
+
+	if (!sv->n)
+		return;
+	qsort(sv->v, sv->n, sizeof(*sv->v), sym_cmp);
+	for (i = 0, j = 0; i < sv->n; i++) {
+		if (j && sv->v[j - 1].addr == sv->v[i].addr) {
+			if (sv->v[i].size > sv->v[j - 1].size)
+				sv->v[j - 1].size = sv->v[i].size;
+			continue;
+		}
+		sv->v[j++] = sv->v[i];
+	}
+	sv->n = j;
+	/* Shrinking cannot fail in a way that matters; keep the old block. */
+	if (j < sv->cap) {
+		struct sym *y = realloc(sv->v, j * sizeof(*y));
+
+		if (y)
+			sv->v = y;
+	}
+}
+
+/* Index of the last symbol at or below @addr, or -1. */
+static ssize_t sym_search(const struct sym *v, size_t n, __u64 addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (ssize_t)lo - 1;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static size_t strip_deleted(const char *s)
+{
+	size_t len = strlen(s), dl = strlen(DELETED_SUFFIX);
+
+	if (len > dl && !strcmp(s + len - dl, DELETED_SUFFIX))
+		return len - dl;
+	return len;
+}
+
+/* ---- kernel --------------------------------------------------------- */
+
+static int kmod_index(struct ktab *k, const char *name, size_t len)
+{
+	char **m, *s;
+	size_t i;
+
+	/* Lines of one module are adjacent: look at the newest first. */
+	for (i = k->nmods; i-- > 1;)
+		if (strlen(k->mods[i]) == len && !memcmp(k->mods[i], name, len))
+			return i;
+	if (k->nmods >= 255)
+		return -E2BIG;
+	m = realloc(k->mods, (k->nmods + 1) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	k->mods = m;
+	s = strndup(name, len);
+	if (!s)
+		return -ENOMEM;
+	k->mods[k->nmods] = s;
+	return k->nmods++;
+}
+
+static int ksym_rank(char type)
+{
+	switch (type) {
+	case 'T':
+		return 0;
+	case 'W':
+	case 'w':
+		return 1;
+	case 't':
+		return 2;
+	default:
+		return -1;
+	}
+}
+
+static int kparse_line(struct ktab *k, struct symvec *sv, char *line,
+		       bool *nonzero)
+{
+	char *p, *name, *mod;
+	unsigned long long addr;
+	size_t nlen;
+	int rank, mi = 0;
+
+	errno = 0;
+	addr = strtoull(line, &p, 16);
+	if (errno || p == line || *p != ' ')
+		return 0;
+	rank = ksym_rank(p[1]);
+	if (rank < 0 || p[2] != ' ')
+		return 0;
+	name = p + 3;
+	nlen = strcspn(name, "\t\n ");
+	if (!nlen)
+		return 0;
+	if (name[nlen] == '\t' && name[nlen + 1] == '[') {
+		size_t mlen;
+
+		mod = name + nlen + 2;
+		mlen = strcspn(mod, "]\n");
+		if (mod[mlen] != ']')
+			return 0;
+		mi = kmod_index(k, mod, mlen);
+		if (mi < 0)
+			return mi;
+	}
+	if (addr)
+		*nonzero = true;
+	return symvec_push(sv, addr, 0, name, nlen, rank, mi);
+}
+
+static int ksyms_load(struct ktab *k)
+{
+	struct symvec sv = {};
+	bool nonzero = false;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int err = 0;
+
+	k->mods = malloc(sizeof(*k->mods));
+	if (!k->mods)
+		return -ENOMEM;
+	k->mods[0] = strdup("vmlinux");
+	if (!k->mods[0])
+		return -ENOMEM;
+	k->nmods = 1;
+
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		err = kparse_line(k, &sv, line, &nonzero);
+		if (err)
+			break;
+	}
+	free(line);
+	fclose(f);
+	/* kptr_restrict shows every address as 0 to the unprivileged. */
+	if (!err && !nonzero)
+		err = -EPERM;
+	if (err) {
+		symvec_free(&sv);
+		return err;
+	}
+	symvec_finish(&sv);
+	k->syms = sv.v;
+	k->n = sv.n;
+	k->names = sv.names.buf;
+	return 0;
+}
+
+static void ksyms_free(struct ktab *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->nmods; i++)
+		free(k->mods[i]);
+	free(k->mods);
+	free(k->syms);
+	free(k->names);
+	memset(k, 0, sizeof(*k));
+}
+
+int syms_kernel(struct syms *s, __u64 addr, struct report_frame *out)
+{
+	const struct sym *y;
+	ssize_t i;
+
+	if (!s || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->addr = addr;
+	out->kernel = true;
+	if (!s->k.tried) {
+		int err = ksyms_load(&s->k);
+
+		/* Loaded once: a failure is not retried for every frame. */
+		if (err) {
+			ksyms_free(&s->k);
+			s->k.err = err;
+		}
+		s->k.tried = true;
+	}
+	if (s->k.err)
+		return s->k.err;
+	i = sym_search(s->k.syms, s->k.n, addr);
+	if (i < 0)
+		return 1;
+	y = &s->k.syms[i];
+	out->module = strdup(s->k.mods[y->mod]);
+	out->sym = strdup(s->k.names + y->name);
+	if (!out->module || !out->sym) {
+		syms_frame_clear(out);
+		return -ENOMEM;
+	}
+	out->off = addr - y->addr;
+	return 1;
+}
+
+bool syms_is_bpf_frame(const struct report_frame *fr)
+{
+	static const char *const prefixes[] = {
+		"bpf_prog_", "bpf_trace_run", "__bpf_trace_",
+	};
+	size_t i;
+
+	if (!fr || !fr->sym)
+		return false;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(fr->sym, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+void syms_frame_clear(struct report_frame *fr)
+{
+	if (!fr)
+		return;
+	free(fr->module);
+	free(fr->sym);
+	fr->module = NULL;
+	fr->sym = NULL;
+}
+
+/* ---- ELF ------------------------------------------------------------ */
+
+static bool notes_build_id(Elf_Data *d, unsigned char *id, size_t *len)
+{
+	GElf_Nhdr nh;
+	size_t off = 0, next, name_off, desc_off;
+
+	while (off < d->d_size &&
+	       (next = gelf_getnote(d, off, &nh, &name_off, &desc_off))) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
+		    nh.n_descsz > 0 && nh.n_descsz <= BUILD_ID_MAX) {
+			memcpy(id, (char *)d->d_buf + desc_off, nh.n_descsz);
+			*len = nh.n_descsz;
+			return true;
+		}
+		off = next;
+	}
+	return false;
+}
+
+/* Note sections first (debug files keep them), else PT_NOTE segments. */
+static bool elf_build_id(Elf *e, unsigned char *id, size_t *len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Phdr ph;
+	size_t i, n;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d && notes_build_id(d, id, len))
+			return true;
+	}
+	if (elf_getphdrnum(e, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		Elf_Data *d;
+
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		d = elf_getdata_rawchunk(e, ph.p_offset, ph.p_filesz,
+					 ph.p_align == 8 ? ELF_T_NHDR8 :
+					 ELF_T_NHDR);
+		if (d && notes_build_id(d, id, len))
+			return true;
+	}
+	return false;
+}
+
+static int elf_segs(Elf *e, struct seg **segs, size_t *nsegs)
+{
+	GElf_Phdr ph;
+	size_t i, n, k = 0;
+	struct seg *v;
+
+	*segs = NULL;
+	*nsegs = 0;
+	if (elf_getphdrnum(e, &n) || !n)
+		return 0;
+	v = calloc(n, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		v[k].off = ph.p_offset;
+		v[k].filesz = ph.p_filesz;
+		v[k].vaddr = ph.p_vaddr;
+		v[k].exec = ph.p_flags & PF_X;
+		k++;
+	}
+	if (!k) {
+		free(v);
+		return 0;
+	}
+	*segs = v;
+	*nsegs = k;
+	return 0;
+}
+
+static Elf_Scn *elf_find_scn(Elf *e, Elf64_Word type, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (type != SHT_NULL && sh.sh_type != type)
+			continue;
+		if (!name)
+			return scn;
+		n = elf_strptr(e, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+static int sym_bind_rank(unsigned char bind)
+{
+	switch (bind) {
+	case STB_GLOBAL:
+	case STB_GNU_UNIQUE:
+		return 0;
+	case STB_WEAK:
+		return 1;
+	default:
+		return 2;
+	}
+}
+
+static int elf_collect(Elf *e, Elf_Scn *scn, struct symvec *sv)
+{
+	Elf_Data *d;
+	GElf_Shdr sh;
+	GElf_Sym y;
+	size_t i, n;
+	int err;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+	    !sh.sh_entsize)
+		return 0;
+	d = elf_getdata(scn, NULL);
+	if (!d)
+		return 0;
+	n = sh.sh_size / sh.sh_entsize;
+	for (i = 1; i < n; i++) {
+		unsigned char type;
+		const char *name;
+
+		if (!gelf_getsym(d, i, &y))
+			break;
+		type = GELF_ST_TYPE(y.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		if (!y.st_value || y.st_shndx == SHN_UNDEF)
+			continue;
+		name = elf_strptr(e, sh.sh_link, y.st_name);
+		if (!name || !*name)
+			continue;
+		/* Drop symbol versions: malloc@@GLIBC_2.2.5 -> malloc. */
+		err = symvec_push(sv, y.st_value, y.st_size, name,
+				  strcspn(name, "@"),
+				  sym_bind_rank(GELF_ST_BIND(y.st_info)), 0);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- separate debug files ------------------------------------------- */
+
+static __u32 crc32_update(__u32 crc, const unsigned char *p, size_t n)
+{
+	static __u32 table[256];
+	static bool ready;
+	size_t i;
+
+	if (!ready) {
+		for (i = 0; i < 256; i++) {
+			__u32 c = i;
+			int b;
+
+			for (b = 0; b < 8; b++)
+				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+			table[i] = c;
+		}
+		ready = true;
+	}
+	crc = ~crc;
+	for (i = 0; i < n; i++)
+		crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+static bool fd_crc_matches(int fd, __u32 want)
+{
+	unsigned char buf[65536];
+	__u32 crc = 0;
+	off_t pos = 0;
+	ssize_t n;
+
+	while ((n = pread(fd, buf, sizeof(buf), pos)) > 0) {
+		crc = crc32_update(crc, buf, n);
+		pos += n;
+	}
+	return n == 0 && crc == want;
+}
+
+struct dbg {
+	int fd;
+	Elf *e;
+};
+
+/*
+ * Open @path as the debug file of @f. Only accept it when it has a
+ * .symtab and provably belongs to @f: same build-id when both carry
+ * one, else the .gnu_debuglink CRC (when @crc is non-NULL).
+ */
+static bool dbg_try(const struct sfile *f, const char *path,
+		    const __u32 *crc, struct dbg *out)
+{
+	unsigned char id[BUILD_ID_MAX];
+	size_t idlen = 0;
+	bool ok = false;
+	Elf *e;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF ||
+	    !elf_find_scn(e, SHT_SYMTAB, NULL))
+		goto out;
+	if (f->build_id_len && elf_build_id(e, id, &idlen))
+		ok = idlen == f->build_id_len &&
+		     !memcmp(id, f->build_id, idlen);
+	else if (crc)
+		ok = fd_crc_matches(fd, *crc);
+out:
+	if (ok) {
+		out->fd = fd;
+		out->e = e;
+		return true;
+	}
+	elf_end(e);
+	close(fd);
+	return false;
+}
+
+static bool dbg_by_build_id(const struct sfile *f, struct dbg *out)
+{
+	char path[sizeof(DEBUG_DIR) + 16 + 2 * BUILD_ID_MAX + 8];
+	size_t i;
+	int n;
+
+	if (f->build_id_len < 2)
+		return false;
+	n = snprintf(path, sizeof(path), DEBUG_DIR "/.build-id/%02x/",
+		     f->build_id[0]);
+	for (i = 1; i < f->build_id_len; i++)
+		n += snprintf(path + n, sizeof(path) - n, "%02x",
+			      f->build_id[i]);
+	snprintf(path + n, sizeof(path) - n, ".debug");
+	return dbg_try(f, path, NULL, out);
+}
+
+static bool dbg_by_link(const struct sfile *f, Elf *e, struct dbg *out)
+{
+	const char *dirs[] = { "%s/%s", "%s/.debug/%s", DEBUG_DIR "%s/%s" };
+	char *dir = NULL, *path = NULL;
+	const char *name;
+	GElf_Ehdr eh;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	size_t nlen, i;
+	bool found = false;
+	__u32 crc;
+	unsigned char *c;
+
+	scn = elf_find_scn(e, SHT_PROGBITS, ".gnu_debuglink");
+	if (!scn || !f->path || !gelf_getehdr(e, &eh))
+		return false;
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf || !d->d_size)
+		return false;
+	name = d->d_buf;
+	nlen = strnlen(name, d->d_size);
+	/* The CRC follows the name, 4-byte aligned, in the file's order. */
+	if (!nlen || ((nlen + 4) & ~3UL) + 4 > d->d_size || strchr(name, '/'))
+		return false;
+	c = (unsigned char *)d->d_buf + ((nlen + 4) & ~3UL);
+	if (eh.e_ident[EI_DATA] == ELFDATA2MSB)
+		crc = (__u32)c[0] << 24 | c[1] << 16 | c[2] << 8 | c[3];
+	else
+		crc = (__u32)c[3] << 24 | c[2] << 16 | c[1] << 8 | c[0];
+
+	dir = strdup(f->path);
+	if (!dir)
+		return false;
+	*strrchr(dir, '/') = '\0';
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !found; i++) {
+		if (asprintf(&path, dirs[i], dir, name) < 0)
+			break;
+		found = dbg_try(f, path, &crc, out);
+		free(path);
+	}
+	free(dir);
+	return found;
+}
+
+/* ---- user files ----------------------------------------------------- */
+
+static void sfile_set_table(struct sfile *f, struct symvec *sv)
+{
+	symvec_finish(sv);
+	f->syms = sv->v;
+	f->nsyms = sv->n;
+	f->names = sv->names.buf;
+	memset(sv, 0, sizeof(*sv));
+}
+
+/*
+ * Read @f's function symbols: .symtab and .dynsym, plus the debug file's
+ * .symtab when the file itself is stripped. Non-ELF files or unreadable
+ * tables leave an empty table: the mapping still names the module.
+ */
+static int sfile_load(struct syms *s, struct sfile *f)
+{
+	struct symvec sv = {};
+	struct dbg dbg = { .fd = -1 };
+	Elf_Scn *symtab;
+	Elf *e;
+	int err = 0;
+
+	if (f->loaded)
+		return 0;
+	e = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF) {
+		/*
+		 * A .symtab (the file's, else the debug file's) goes first
+		 * so it wins ties with .dynsym names at the same address.
+		 */
+		symtab = elf_find_scn(e, SHT_SYMTAB, NULL);
+		err = elf_collect(e, symtab, &sv);
+		if (!err && !symtab &&
+		    (dbg_by_build_id(f, &dbg) || dbg_by_link(f, e, &dbg))) {
+			err = elf_collect(dbg.e,
+					  elf_find_scn(dbg.e, SHT_SYMTAB, NULL),
+					  &sv);
+			elf_end(dbg.e);
+			close(dbg.fd);
+		}
+		if (!err)
+			err = elf_collect(e, elf_find_scn(e, SHT_DYNSYM, NULL),
+					  &sv);
+	}
+	elf_end(e);
+	if (err) {
+		/* Keep the descriptor: a later lookup may succeed. */
+		symvec_free(&sv);
+		return err;
+	}
+	sfile_set_table(f, &sv);
+	f->loaded = true;
+	s->nloaded++;
+	close(f->fd);
+	f->fd = -1;
+	s->nopen--;
+	return 0;
+}
+
+static void sfile_free(struct sfile *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->path);
+	free(f->segs);
+	free(f->syms);
+	free(f->names);
+	free(f);
+}
+
+static unsigned int file_hash(dev_t dev, ino_t ino)
+{
+	return (unsigned int)((ino * 0x9e3779b97f4a7c15ULL) ^ dev) %
+	       FILE_BUCKETS;
+}
+
+/*
+ * Same file as already known? A file whose table is loaded no longer
+ * holds a descriptor, so its inode number may be recycled: size and
+ * timestamps guard against matching a different file.
+ */
+static bool sfile_same_inode(const struct sfile *f, const struct stat *st)
+{
+	return f->dev == st->st_dev && f->ino == st->st_ino &&
+	       f->size == st->st_size &&
+	       f->mtime.tv_sec == st->st_mtim.tv_sec &&
+	       f->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	       f->ctime.tv_sec == st->st_ctim.tv_sec &&
+	       f->ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+static struct sfile *sfile_by_build_id(struct syms *s,
+				       const unsigned char *id, size_t len)
+{
+	struct sfile *f;
+	size_t b;
+
+	for (b = 0; b < FILE_BUCKETS; b++)
+		for (f = s->files[b]; f; f = f->next)
+			if (f->build_id_len == len &&
+			    !memcmp(f->build_id, id, len))
+				return f;
+	return NULL;
+}
+
+static void sfile_put(struct syms *s, struct sfile *f)
+{
+	struct sfile **pp;
+
+	if (!f || f->vdso || --f->refs)
+		return;
+	/*
+	 * Loaded tables stay cached (an exec'ing process maps them again);
+	 * unloaded ones would only pin a descriptor.
+	 */
+	if (f->loaded)
+		return;
+	pp = &s->files[file_hash(f->dev, f->ino)];
+	while (*pp && *pp != f)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = f->next;
+	s->nopen--;
+	sfile_free(f);
+}
+
+static int open_if_inode(const char *path, unsigned long long ino)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || st.st_ino != ino) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Open the file behind a mapping, surviving exit and replacement. */
+static int open_mapped(int pid, unsigned long long start,
+		       unsigned long long end, const char *path,
+		       unsigned long long ino)
+{
+	char mf[64];
+	int fd;
+
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid, start,
+		 end);
+	fd = open(mf, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	/*
+	 * map_files needs CAP_SYS_ADMIN. Without it: the path, if it still
+	 * names the mapped inode, else /proc/PID/exe, which reaches the main
+	 * binary even once it is deleted or replaced.
+	 */
+	if (strip_deleted(path) == strlen(path)) {
+		fd = open_if_inode(path, ino);
+		if (fd >= 0)
+			return fd;
+	}
+	snprintf(mf, sizeof(mf), "/proc/%d/exe", pid);
+	return open_if_inode(mf, ino);
+}
+
+static struct sfile *sfile_get(struct syms *s, int pid,
+			       unsigned long long start,
+			       unsigned long long end, const char *path,
+			       unsigned long long ino)
+{
+	unsigned char id[BUILD_ID_MAX];
+	size_t idlen = 0;
+	struct sfile *f;
+	struct stat st;
+	unsigned int h;
+	Elf *e;
+	int fd;
+
+	fd = open_mapped(pid, start, end, path, ino);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st))
+		goto fail;
+	h = file_hash(st.st_dev, st.st_ino);
+	for (f = s->files[h]; f; f = f->next) {
+		if (sfile_same_inode(f, &st)) {
+			close(fd);
+			f->refs++;
+			return f;
+		}
+	}
+
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		goto fail;
+	f->fd = fd;
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	f->size = st.st_size;
+	f->mtime = st.st_mtim;
+	f->ctime = st.st_ctim;
+	f->path = strndup(path, strip_deleted(path));
+	if (!f->path)
+		goto fail_free;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF) {
+		if (elf_build_id(e, id, &idlen)) {
+			struct sfile *same = sfile_by_build_id(s, id, idlen);
+
+			if (same) {
+				elf_end(e);
+				sfile_free(f);
+				same->refs++;
+				return same;
+			}
+			memcpy(f->build_id, id, idlen);
+			f->build_id_len = idlen;
+		}
+		if (elf_segs(e, &f->segs, &f->nsegs)) {
+			elf_end(e);
+			goto fail_free;
+		}
+	}
+	elf_end(e);
+
+	f->refs = 1;
+	f->next = s->files[h];
+	s->files[h] = f;
+	s->nopen++;
+	if (s->nopen > MAX_OPEN_FILES)
+		sfile_load(s, f);
+	return f;
+
+fail_free:
+	f->fd = -1;
+	sfile_free(f);
+fail:
+	close(fd);
+	return NULL;
+}
+
+/* Size of an in-memory ELF image, from its headers. */
+static size_t image_size(const ElfW(Ehdr) *eh)
+{
+	const ElfW(Phdr) *ph = (const void *)((const char *)eh + eh->e_phoff);
+	const ElfW(Shdr) *sh = (const void *)((const char *)eh + eh->e_shoff);
+	size_t end = eh->e_phoff + (size_t)eh->e_phnum * eh->e_phentsize;
+	size_t i;
+
+	if (eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize > end)
+		end = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	for (i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_offset + ph[i].p_filesz > end)
+			end = ph[i].p_offset + ph[i].p_filesz;
+	for (i = 0; eh->e_shoff && i < eh->e_shnum; i++)
+		if (sh[i].sh_type != SHT_NOBITS &&
+		    sh[i].sh_offset + sh[i].sh_size > end)
+			end = sh[i].sh_offset + sh[i].sh_size;
+	return end;
+}
+
+/*
+ * The vDSO has no file, but every process of this kernel maps the same
+ * image, so scry's own copy stands in for all of them.
+ */
+static struct sfile *sfile_vdso(struct syms *s)
+{
+	const ElfW(Ehdr) *eh;
+	struct symvec sv = {};
+	struct sfile *f;
+	char *img;
+	size_t size;
+	Elf *e;
+
+	if (s->vdso_tried)
+		return s->vdso;
+	s->vdso_tried = true;
+	eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG))
+		return NULL;
+	size = image_size(eh);
+	if (size > (1 << 20))
+		return NULL;
+	/* elf_memory() wants writable memory; the vDSO is read-only. */
+	img = malloc(size);
+	f = calloc(1, sizeof(*f));
+	if (!img || !f)
+		goto fail;
+	memcpy(img, eh, size);
+	e = elf_memory(img, size);
+	if (!e)
+		goto fail;
+	if (elf_segs(e, &f->segs, &f->nsegs) ||
+	    elf_collect(e, elf_find_scn(e, SHT_SYMTAB, NULL), &sv) ||
+	    elf_collect(e, elf_find_scn(e, SHT_DYNSYM, NULL), &sv)) {
+		elf_end(e);
+		goto fail;
+	}
+	elf_end(e);
+	free(img);
+	sfile_set_table(f, &sv);
+	f->fd = -1;
+	f->vdso = true;
+	f->loaded = true;
+	s->vdso = f;
+	return f;
+fail:
+	symvec_free(&sv);
+	free(img);
+	if (f)
+		sfile_free(f);
+	return NULL;
+}
+
+/* ---- processes ------------------------------------------------------ */
+
+static struct sproc **proc_slot(struct syms *s, int pid)
+{
+	struct sproc **pp = &s->procs[(unsigned int)pid % PID_BUCKETS];
+
+	while (*pp && (*pp)->pid != pid)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+static void proc_free(struct syms *s, struct sproc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmaps; i++) {
+		sfile_put(s, p->maps[i].file);
+		free(p->maps[i].module);
+	}
+	free(p->maps);
+	free(p);
+}
+
+static int smap_cmp(const void *a, const void *b)
+{
+	const struct smap *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int proc_add_line(struct syms *s, struct sproc *p, char *line,
+			 size_t *cap)
+{
+	unsigned long long start, end, pgoff, ino;
+	unsigned int maj, min;
+	char perms[5], *path;
+	struct sfile *file = NULL;
+	struct smap *m;
+	int n = 0;
+
+	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &start, &end,
+		   perms, &pgoff, &maj, &min, &ino, &n) < 7 || !n)
+		return 0;
+	if (perms[2] != 'x')
+		return 0;
+	path = line + n;
+	path[strcspn(path, "\n")] = '\0';
+	if (path[0] == '/')
+		file = sfile_get(s, p->pid, start, end, path, ino);
+	else if (!strcmp(path, "[vdso]"))
+		file = sfile_vdso(s);
+	else
+		return 0;	/* anonymous / JIT code: no module */
+
+	if (p->nmaps == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+
+		m = realloc(p->maps, nc * sizeof(*m));
+		if (!m)
+			goto nomem;
+		p->maps = m;
+		*cap = nc;
+	}
+	m = &p->maps[p->nmaps];
+	m->start = start;
+	m->end = end;
+	m->pgoff = pgoff;
+	m->file = file;
+	if (path[0] == '/')
+		m->module = strndup(base_name(path),
+				    strip_deleted(base_name(path)));
+	else
+		m->module = strdup(path);
+	if (!m->module)
+		goto nomem;
+	p->nmaps++;
+	return 0;
+nomem:
+	sfile_put(s, file);
+	return -ENOMEM;
+}
+
+static int proc_snapshot(struct syms *s, int pid, struct sproc **out)
+{
+	char path[32], *line = NULL;
+	size_t lcap = 0, mcap = 0;
+	struct sproc *p;
+	bool any = false;
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	p->pid = pid;
+	while (getline(&line, &lcap, f) > 0) {
+		any = true;
+		err = proc_add_line(s, p, line, &mcap);
+		if (err)
+			break;
+	}
+	if (!err && ferror(f))
+		err = errno == ENOENT ? -ESRCH : -EIO;
+	free(line);
+	fclose(f);
+	/* A zombie (or a process gone between open and read) has no maps. */
+	if (!err && !any)
+		err = -ESRCH;
+	if (err) {
+		proc_free(s, p);
+		return err;
+	}
+	qsort(p->maps, p->nmaps, sizeof(*p->maps), smap_cmp);
+	*out = p;
+	return 0;
+}
+
+int syms_add_pid(struct syms *s, int pid)
+{
+	struct sproc **pp, *p = NULL;
+	int err;
+
+	if (!s || pid <= 0)
+		return -EINVAL;
+	pp = proc_slot(s, pid);
+	if (*pp && !(*pp)->gone)
+		return 0;
+	err = proc_snapshot(s, pid, &p);
+	if (err)
+		return err;
+	/* Replace a negative entry left by a failed implicit add. */
+	if (*pp) {
+		p->next = (*pp)->next;
+		proc_free(s, *pp);
+	}
+	*pp = p;
+	return 0;
+}
+
+void syms_forget_pid(struct syms *s, int pid)
+{
+	struct sproc **pp, *p;
+
+	if (!s || pid <= 0)
+		return;
+	pp = proc_slot(s, pid);
+	p = *pp;
+	if (!p)
+		return;
+	*pp = p->next;
+	proc_free(s, p);
+}
+
+static const struct smap *proc_find_map(const struct sproc *p, __u64 addr)
+{
+	size_t lo = 0, hi = p->nmaps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < p->maps[mid].start)
+			hi = mid;
+		else if (addr >= p->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &p->maps[mid];
+	}
+	return NULL;
+}
+
+/* File offset to ELF vaddr through the PT_LOAD holding it (code first). */
+static bool file_vaddr(const struct sfile *f, __u64 off, __u64 *vaddr)
+{
+	const struct seg *best = NULL;
+	size_t i;
+
+	for (i = 0; i < f->nsegs; i++) {
+		const struct seg *g = &f->segs[i];
+
+		if (off < g->off || off - g->off >= g->filesz)
+			continue;
+		if (!best || (g->exec && !best->exec))
+			best = g;
+	}
+	if (!best)
+		return false;
+	*vaddr = off - best->off + best->vaddr;
+	return true;
+}
+
+int syms_user(struct syms *s, int pid, __u64 addr,
+	      struct report_frame *out, int max)
+{
+	const struct smap *m;
+	const struct sym *y;
+	struct sproc **pp;
+	struct sfile *f;
+	__u64 off, vaddr;
+	ssize_t i;
+	int err;
+
+	if (!s || !out || max < 1 || pid <= 0)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->addr = addr;
+
+	pp = proc_slot(s, pid);
+	if (!*pp) {
+		/*
+		 * Never added: snapshot now, best effort. A failure is
+		 * remembered so a dead pid costs one /proc lookup, not one
+		 * per frame; syms_add_pid() replaces the entry.
+		 */
+		if (syms_add_pid(s, pid)) {
+			struct sproc *p = calloc(1, sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			p->pid = pid;
+			p->gone = true;
+			*pp = p;
+		}
+	}
+	m = proc_find_map(*pp, addr);
+	if (!m)
+		return 1;
+	out->module = strdup(m->module);
+	if (!out->module)
+		return -ENOMEM;
+	off = addr - m->start + m->pgoff;
+	out->off = off;
+	f = m->file;
+	if (!f || !file_vaddr(f, off, &vaddr))
+		return 1;
+	out->off = vaddr;
+	err = sfile_load(s, f);
+	if (err) {
+		syms_frame_clear(out);
+		return err;
+	}
+	i = sym_search(f->syms, f->nsyms, vaddr);
+	if (i < 0)
+		return 1;
+	y = &f->syms[i];
+	/* Size 0: the symbol runs up to the next one, which is above. */
+	if (y->size && vaddr - y->addr >= y->size)
+		return 1;
+	out->sym = strdup(f->names + y->name);
+	if (!out->sym) {
+		syms_frame_clear(out);
+		return -ENOMEM;
+	}
+	out->off = vaddr - y->addr;
+	return 1;
+}
+
+/* ---- lifetime ------------------------------------------------------- */
+
+struct syms *syms_new(void)
+{
+	struct syms *s;
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = ENOTSUP;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		errno = ENOMEM;
+	return s;
+}
+
+void syms_free(struct syms *s)
+{
+	struct sproc *p, *pn;
+	struct sfile *f, *fn;
+	size_t b;
+
+	if (!s)
+		return;
+	for (b = 0; b < PID_BUCKETS; b++) {
+		for (p = s->procs[b]; p; p = pn) {
+			pn = p->next;
+			proc_free(s, p);
+		}
+	}
+	for (b = 0; b < FILE_BUCKETS; b++) {
+		for (f = s->files[b]; f; f = fn) {
+			fn = f->next;
+			sfile_free(f);
+		}
+	}
+	if (s->vdso)
+		sfile_free(s->vdso);
+	ksyms_free(&s->k);
+	free(s);
+}
+
+#ifdef SCRY_TESTING
+/* File symbol tables read so far (not the vDSO): proves sharing. */
+unsigned int syms_debug_files_loaded(const struct syms *s);
+unsigned int syms_debug_files_loaded(const struct syms *s)
+{
+	return s ? s->nloaded : 0;
+}
+#endif

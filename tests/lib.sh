@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for tests/root/*.sh: checks, scry runs, output parsing.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${SCRY_BUILD:-build}
+SCRY=${SCRY:-$PWD/$BUILD/scry}
+WL=$PWD/$BUILD/workloads
+TMP=$(mktemp -d /tmp/scry-test.XXXXXX)
+trap 'cleanup_test' EXIT
+CLEANUP=()
+
+cleanup_test() {
+	local c
+	for c in "${CLEANUP[@]+"${CLEANUP[@]}"}"; do eval "$c" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+
+ok()   { echo "ok - $*"; }
+fail() { echo "FAIL - $*"; }
+
+# check DESCRIPTION COMMAND...: ok if the command succeeds
+check() {
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else fail "$what"; fi
+}
+
+# check_eq DESCRIPTION GOT WANT
+check_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1: got '$2', want '$3'"; fi
+}
+
+# check_range DESCRIPTION GOT LOW HIGH (integers, inclusive)
+check_range() {
+	if [ "$2" -ge "$3" ] 2>/dev/null && [ "$2" -le "$4" ]; then
+		ok "$1"
+	else
+		fail "$1: got '$2', want $3..$4"
+	fi
+}
+
+# wait_for FILE PATTERN [SECONDS]: wait until FILE contains PATTERN
+wait_for() {
+	local i
+	for ((i = 0; i < ${3:-10} * 20; i++)); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# Start scry in the background: scry_bg OUT ERR ARGS...; sets SCRY_PID.
+# Returns once scry says it is tracing (probes attached).
+scry_bg() {
+	local out=$1 err=$2
+	shift 2
+	"$SCRY" "$@" >"$out" 2>"$err" &
+	SCRY_PID=$!
+	CLEANUP+=("kill -9 $SCRY_PID")
+	wait_for "$err" "tracing" 15
+}
+
+# rows FILE: the printa text of FILE as one line per histogram row:
+#   KEY<TAB>VALUE<TAB>COUNT
+# where KEY joins the row's frames and key columns with ';' (stack frames
+# as printed, without offsets). Value rows only; "< 0" and ">= N" rows
+# keep their labels.
+rows() {
+	awk '
+	function flush_key() { key = ""; }
+	/^              [^ ]/ {
+		if (inhist) { inhist = 0; key = "" }
+		f = $0; sub(/^ +/, "", f); sub(/\+0x[0-9a-f]+$/, "", f)
+		key = key (key == "" ? "" : ";") f; next
+	}
+	/^ +value +-+ Distribution -+ count/ { inhist = 1; next }
+	inhist && /\|/ {
+		split($0, a, "|"); v = a[1]; gsub(/^ +| +$/, "", v)
+		n = a[2]; sub(/^[@ ]*/, "", n); gsub(/ +$/, "", n)
+		print key "\t" v "\t" n; next
+	}
+	/^  [^ ]/ && !inhist {
+		c = $0; gsub(/^ +| +$/, "", c)
+		key = key (key == "" ? "" : ";") c; next
+	}
+	/^  [^ ]/ && inhist { inhist = 0; c = $0; gsub(/^ +| +$/, "", c); key = c; next }
+	' "$1"
+}
+
+# sum_rows FILE KEYPATTERN VALUE: total count in bucket VALUE over rows whose key matches
+sum_rows() {
+	rows "$1" | awk -F'\t' -v pat="$2" -v val="$3" \
+		'$1 ~ pat && $2 == val { s += $3 } END { print s + 0 }'
+}
+
+# no_scry_bpf: true when no program or link of scry's stays loaded
+no_scry_bpf() {
+	! bpftool prog list 2>/dev/null | grep -Eq 'offcpu_switch|task_exit|uprobe_fire|uprobe_begin|uprobe_end'
+}

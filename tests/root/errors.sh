@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0
+# Bad input: one clear line naming the problem and the fix; exit 2 for
+# usage errors, 1 for runtime failures.
+. "$(dirname "$0")/../lib.sh"
+
+expect() {	# DESCRIPTION STATUS MESSAGE-REGEX -- ARGS...
+	local what=$1 want=$2 re=$3
+	shift 4
+	"$@" >"$TMP/e.out" 2>"$TMP/e.err"
+	local rc=$?
+	check_eq "$what: exit status" $rc $want
+	if grep -Eq -- "$re" "$TMP/e.err"; then
+		ok "$what: message"
+	else
+		fail "$what: message: want /$re/, got: $(head -3 "$TMP/e.err")"
+	fi
+}
+
+expect "no such pid" 2 '^scry: -p: pid 999999999: no such process$' -- "$SCRY" offcpu -p 999999999
+expect "bad pid" 2 "^scry: -p: invalid value 'abc'" -- "$SCRY" offcpu -p abc
+expect "-c not found" 2 '^scry: -c: no-such-cmd-xyz: command not found$' -- "$SCRY" offcpu -c 'no-such-cmd-xyz --flag'
+expect "bad duration" 2 "^scry: -d: invalid duration 'soon'" -- "$SCRY" offcpu -d soon
+expect "unknown option" 2 'unrecognized option' -- "$SCRY" offcpu --frobnicate
+expect "no question" 2 '^scry: no question or expression given' -- "$SCRY"
+expect "unknown state" 2 "^scry: --state: unknown state 'X' \(all, S, D\)$" -- "$SCRY" offcpu --state X
+expect "unknown probe kind" 2 "^scry: unknown probe kind 'offcup'" -- "$SCRY" 'offcup { @ = count() }'
+expect "syntax error has a caret" 2 '^    +\^$' -- "$SCRY" 'offcpu /pid == / { @ = count() }'
+expect "not root" 1 '^scry: permission denied: tracing needs root \(CAP_BPF and CAP_PERFMON\); run with sudo$' \
+	-- setpriv --reuid=65534 --regid=65534 --clear-groups "$SCRY" offcpu -d 1
+expect "no BTF" 1 '^scry: this kernel has no BTF .*CONFIG_DEBUG_INFO_BTF=y$' \
+	-- unshare -m sh -c "mount --bind /dev/null /sys/kernel/btf/vmlinux && chmod 000 /sys/kernel/btf/vmlinux; umount /sys/kernel/btf/vmlinux; mount -t tmpfs none /sys/kernel/btf && exec '$SCRY' offcpu -d 1"
+
+"$SCRY" --help >"$TMP/h.out"
+check_eq "--help: exit status" $? 0
+check "--help: ends with EXAMPLES" grep -q '^EXAMPLES:' "$TMP/h.out"
+check "--version" bash -c "'$SCRY' --version | grep -Eq '^scry [0-9]+\.[0-9]+'"

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Minimal unit-test harness. Each CHECK prints one line, "ok - what" or
+ * "FAIL - what (file:line): detail"; tests/run counts those lines across
+ * every binary and prints the closing "N passed, N failed".
+ */
+#ifndef SCRY_CHECK_H
+#define SCRY_CHECK_H
+
+#include <stdio.h>
+#include <string.h>
+
+static int check_failed;
+
+#define CHECK(cond, what) do {						\
+	if (cond) {							\
+		printf("ok - %s\n", what);				\
+	} else {							\
+		printf("FAIL - %s (%s:%d): %s\n", what, __FILE__,	\
+		       __LINE__, #cond);				\
+		check_failed++;						\
+	}								\
+} while (0)
+
+#define CHECK_STR(got, want, what) do {					\
+	const char *g_ = (got), *w_ = (want);				\
+	if (g_ && w_ && !strcmp(g_, w_)) {				\
+		printf("ok - %s\n", what);				\
+	} else {							\
+		printf("FAIL - %s (%s:%d):\n--- want\n%s\n--- got\n%s\n",\
+		       what, __FILE__, __LINE__, w_ ? w_ : "(null)",	\
+		       g_ ? g_ : "(null)");				\
+		check_failed++;						\
+	}								\
+} while (0)
+
+#define CHECK_INT(got, want, what) do {					\
+	long long g_ = (long long)(got), w_ = (long long)(want);	\
+	if (g_ == w_) {							\
+		printf("ok - %s\n", what);				\
+	} else {							\
+		printf("FAIL - %s (%s:%d): got %lld, want %lld\n",	\
+		       what, __FILE__, __LINE__, g_, w_);		\
+		check_failed++;						\
+	}								\
+} while (0)
+
+#define CHECK_DONE() (check_failed ? 1 : 0)
+
+#endif /* SCRY_CHECK_H */

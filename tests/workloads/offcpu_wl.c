@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Off-CPU ground truth: N sleeps of 10 ms from sleep_short(), then M of
+ * 50 ms from sleep_long(), each one nanosleep and so one off-CPU period.
+ * Built with frame pointers. With a FIFO path as third argument it first
+ * blocks until a byte arrives there (so a test can attach with -p first).
+ *
+ *   offcpu_wl N M [GATE_FIFO]
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static void nap(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+__attribute__((noinline)) void sleep_short(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		nap(10);
+}
+
+__attribute__((noinline)) void sleep_long(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		nap(50);
+}
+
+static void gate(const char *path)
+{
+	char c;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || read(fd, &c, 1) != 1) {
+		perror(path);
+		exit(1);
+	}
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: offcpu_wl N M [GATE_FIFO]\n");
+		return 2;
+	}
+	if (argc > 3)
+		gate(argv[3]);
+	sleep_short(atoi(argv[1]));
+	sleep_long(atoi(argv[2]));
+	return 0;
+}
