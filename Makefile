@@ -29,7 +29,7 @@ VERSION	:= 0.1.0
 ARCH	:= x86
 CFLAGS	?= -O2 -g
 CFLAGS	+= -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(BUILD) \
-	   -DSCRY_VERSION='"$(VERSION)"' $(SANFLAGS)
+	   -DSCRY_VERSION='"$(VERSION)"' -DSCRY_TESTING $(SANFLAGS)
 LDFLAGS	+= $(SANFLAGS)
 LDLIBS	:= -lbpf -lelf -ldw -lz
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -Ibpf \
@@ -56,7 +56,7 @@ WL_BINS	 := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WL_SRCS))
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all clean check test demo deps workloads unit bench fuzz
+.PHONY: all clean check test demo deps workloads unit bench fuzz sanitized
 
 all: $(BUILD)/scry scry
 
@@ -76,7 +76,7 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*) > $@
 
-$(BUILD)/src/%.o: src/%.c $(wildcard include/scry/*.h) $(SKELS) | $(BUILD)/src
+$(BUILD)/src/%.o: src/%.c $(wildcard include/scry/*.h) $(SKELS) Makefile | $(BUILD)/src
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
@@ -112,15 +112,14 @@ fuzz: $(BUILD)/fuzz_expr
 check: $(UNIT_BINS)
 	$(Q)tests/run --unit-only $(BUILD)
 
+# Everything, as CI runs it: packages, the normal build, the ASan/UBSan
+# build (unit tests and root tests run again against it), the fuzzer.
 test: deps
-	$(Q)$(MAKE) --no-print-directory all unit workloads
-	$(Q)$(MAKE) --no-print-directory SANITIZE=1 $(BUILD)-asan-stamp
+	$(Q)$(MAKE) --no-print-directory all unit workloads fuzz
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 sanitized
 	$(Q)tests/run $(BUILD)
 
-# The ASan/UBSan build of the frontend and unit tests, used by tests/run.
-build-asan-stamp:
-	$(Q)$(MAKE) --no-print-directory SANITIZE=1 build-asan/scry $(patsubst build/%,build-asan/%,$(UNIT_BINS))
-	$(Q)$(MAKE) --no-print-directory fuzz
+sanitized: $(BUILD)/scry $(UNIT_BINS)
 
 deps:
 	$(Q)tests/deps.sh

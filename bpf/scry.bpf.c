@@ -401,6 +401,48 @@ int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/*
+ * Mappings change under a seen pid: exec installs a new image, then ld.so
+ * (and later dlopen) maps code with mmap(PROT_EXEC). Ask the frontend to
+ * read the mappings again, once the change is in place.
+ */
+static __always_inline void scry_maps_changed(__u32 pid)
+{
+	struct scry_notice *n;
+
+	if (!announce_pids || !bpf_map_lookup_elem(&seen, &pid))
+		return;
+	n = bpf_ringbuf_reserve(&notices, sizeof(*n), 0);
+	if (!n) {
+		scry_stat(SCRY_STAT_NOTICE_LOST);
+		return;
+	}
+	n->kind = SCRY_NOTICE_MAPS;
+	n->pid = pid;
+	bpf_ringbuf_submit(n, 0);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p)
+{
+	scry_maps_changed(BPF_CORE_READ(p, tgid));
+	return 0;
+}
+
+#define NR_mmap		9
+#define PROT_EXEC	0x4
+
+/* syscall exit: the user registers still hold the arguments */
+SEC("raw_tp/sys_exit")
+int BPF_PROG(on_mmap_exit, struct pt_regs *regs, long ret)
+{
+	if (BPF_CORE_READ(regs, orig_ax) != NR_mmap || ret < 0 ||
+	    !(BPF_CORE_READ(regs, dx) & PROT_EXEC))
+		return 0;
+	scry_maps_changed(bpf_get_current_pid_tgid() >> 32);
+	return 0;
+}
+
 /* ---- uprobe / uretprobe ---------------------------------------------- */
 
 static __always_inline void scry_uregs_ctx(struct pt_regs *regs,

@@ -90,6 +90,9 @@ static int open_and_load(struct attach *a, const struct source *src)
 	bpf_object__for_each_program(prog, a->skel->obj)
 		bpf_program__set_autoload(prog, false);
 	bpf_program__set_autoload(a->skel->progs.follow_fork, a->follow_forks);
+	bpf_program__set_autoload(a->skel->progs.on_exec, a->plan->key_ustack);
+	bpf_program__set_autoload(a->skel->progs.on_mmap_exit,
+				  a->plan->key_ustack);
 	err = src->prepare ? src->prepare(a) : 0;
 	if (err)
 		return err;
@@ -159,24 +162,31 @@ int attach_keep(struct attach *a, struct bpf_link *l)
 	return 0;
 }
 
-int attach_probes(struct attach *a)
+int attach_prog(struct attach *a, struct bpf_program *prog)
 {
 	struct bpf_link *l;
 	int err;
 
-	if (a->follow_forks) {
-		l = bpf_program__attach(a->skel->progs.follow_fork);
-		if (!l) {
-			err = -errno;
-			log_err("sched_process_fork: attach failed: %s",
-				strerror(-err));
-			return err;
-		}
-		err = attach_keep(a, l);
-		if (err)
-			return err;
+	if (!bpf_program__autoload(prog))
+		return 0;
+	l = bpf_program__attach(prog);
+	if (!l) {
+		err = -errno;
+		log_err("%s: attach failed: %s", bpf_program__name(prog),
+			strerror(-err));
+		return err;
 	}
-	return source_of(a->plan->probe)->attach(a);
+	return attach_keep(a, l);
+}
+
+int attach_probes(struct attach *a)
+{
+	int err;
+
+	err = attach_prog(a, a->skel->progs.follow_fork);
+	err = err ? : attach_prog(a, a->skel->progs.on_exec);
+	err = err ? : attach_prog(a, a->skel->progs.on_mmap_exit);
+	return err ? : source_of(a->plan->probe)->attach(a);
 }
 
 void attach_close(struct attach *a)

@@ -68,7 +68,9 @@ static int on_notice(void *ctx, void *data, size_t len)
 
 	if (len < sizeof(*n))
 		return 0;
-	if (n->kind == SCRY_NOTICE_PID)
+	if (n->kind == SCRY_NOTICE_MAPS)
+		syms_refresh_pid(s->syms, n->pid);
+	else
 		syms_add_pid(s->syms, n->pid);
 	return 0;
 }

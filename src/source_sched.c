@@ -42,32 +42,15 @@ static int sched_prepare(struct attach *a)
 	return 0;
 }
 
-static int attach_one(struct attach *a, struct bpf_program *prog)
-{
-	struct bpf_link *l;
-
-	if (!bpf_program__autoload(prog))
-		return 0;
-	l = bpf_program__attach(prog);
-	if (!l) {
-		int err = -errno;
-
-		log_err("%s: attach failed: %s", bpf_program__name(prog),
-			strerror(-err));
-		return err;
-	}
-	return attach_keep(a, l);
-}
-
 static int sched_attach(struct attach *a)
 {
 	struct scry *s = a->skel;
 	int err;
 
-	err = attach_one(a, s->progs.offcpu_switch);
-	err = err ? : attach_one(a, s->progs.offcpu_switch_raw);
-	err = err ? : attach_one(a, s->progs.task_exit);
-	return err ? : attach_one(a, s->progs.task_exit_raw);
+	err = attach_prog(a, s->progs.offcpu_switch);
+	err = err ? : attach_prog(a, s->progs.offcpu_switch_raw);
+	err = err ? : attach_prog(a, s->progs.task_exit);
+	return err ? : attach_prog(a, s->progs.task_exit_raw);
 }
 
 const struct source source_sched = {

@@ -1216,6 +1216,26 @@ int syms_add_pid(struct syms *s, int pid)
 	return 0;
 }
 
+int syms_refresh_pid(struct syms *s, int pid)
+{
+	struct sproc **pp, *p = NULL;
+	int err;
+
+	if (!s || pid <= 0)
+		return -EINVAL;
+	/* snapshot first: if the process is gone, the old mappings stay */
+	err = proc_snapshot(s, pid, &p);
+	if (err)
+		return err;
+	pp = proc_slot(s, pid);
+	if (*pp) {
+		p->next = (*pp)->next;
+		proc_free(s, *pp);
+	}
+	*pp = p;
+	return 0;
+}
+
 void syms_forget_pid(struct syms *s, int pid)
 {
 	struct sproc **pp, *p;

@@ -150,6 +150,7 @@ enum scry_stat {
 /* Notices from BPF to the frontend (ring buffer). */
 enum scry_notice_kind {
 	SCRY_NOTICE_PID = 1,	/* first event from pid: snapshot its mappings */
+	SCRY_NOTICE_MAPS,	/* a seen pid exec'ed or mapped code: re-read */
 };
 
 struct scry_notice {

@@ -51,6 +51,9 @@ int attach_load(struct attach *a);
 /* Attach the plan's probes. Returns 0 or -errno, having printed why. */
 int attach_probes(struct attach *a);
 
+/* Attach @prog if it was loaded (autoload), keeping its link. */
+int attach_prog(struct attach *a, struct bpf_program *prog);
+
 /* Keep a link so attach_close() destroys it. */
 int attach_keep(struct attach *a, struct bpf_link *l);
 

@@ -26,7 +26,14 @@ void syms_free(struct syms *s);
  */
 int syms_add_pid(struct syms *s, int pid);
 
-/* Forget a pid's mappings (after exec), so the next add re-reads them. */
+/*
+ * Read a known pid's mappings again (after exec, or a new executable
+ * mapping: ld.so loading libraries, dlopen). When the process is already
+ * gone the old snapshot stays. Returns 0 or -errno.
+ */
+int syms_refresh_pid(struct syms *s, int pid);
+
+/* Forget a pid's mappings, so the next add re-reads them. */
 void syms_forget_pid(struct syms *s, int pid);
 
 /*
