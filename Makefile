@@ -33,6 +33,7 @@ CFLAGS	+= -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(BUILD) \
 LDFLAGS	+= $(SANFLAGS)
 LDLIBS	:= -lbpf -lelf -ldw -lz
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -Ibpf \
+	   -I/usr/include/$(shell uname -m)-linux-gnu \
 	   -Wall -Werror -Wno-unused-function -mcpu=v3
 
 ifeq ($(V),1)

@@ -14,9 +14,12 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/usdt.bpf.h>
 #include <scry/abi.h>
 
+#ifndef EEXIST
 #define EEXIST 17
+#endif
 
 #include "maps.bpf.h"
 #include "pred.bpf.h"
@@ -511,5 +514,28 @@ int uprobe_end(struct pt_regs *ctx)
 	scry_uregs_ctx(ctx, &ur);
 	scry_end(ctx, s, (__u32)bpf_get_current_pid_tgid(),
 		 PT_REGS_RC(ctx), &ur);
+	return 0;
+}
+
+/* USDT: arguments come from the probe's note, decoded by libbpf. */
+SEC("usdt")
+int usdt_fire(struct pt_regs *ctx)
+{
+	struct scry_scratch *s = uprobe_event(ctx);
+	struct scry_uregs ur;
+	int i, n;
+	long v;
+
+	if (!s)
+		return 0;
+	n = bpf_usdt_arg_cnt(ctx);
+	for (i = 0; i < SCRY_NARGS; i++) {
+		v = 0;
+		if (i < n)
+			bpf_usdt_arg(ctx, i, &v);
+		s->ev.args[i] = v;
+	}
+	scry_uregs_ctx(ctx, &ur);
+	scry_fire(ctx, s, &ur);
 	return 0;
 }

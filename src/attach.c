@@ -15,6 +15,7 @@
 
 static const struct source *sources[] = {
 	&source_sched,
+	&source_uprobe,
 };
 
 static const struct source *source_of(enum plan_probe probe)
@@ -22,7 +23,7 @@ static const struct source *source_of(enum plan_probe probe)
 	size_t i;
 
 	for (i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
-		if (sources[i]->probe == probe)
+		if (sources[i]->probes & (1u << probe))
 			return sources[i];
 	return NULL;
 }

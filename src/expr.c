@@ -38,12 +38,12 @@
 #define EXPR_MAX_NODES	1024
 
 enum tok_kind {
-	TOK_ERROR,		/* the lexer failed; the error is already set */
+	TOK_ERROR,		/* lexing failed; the error is set */
 	TOK_EOF,
 	TOK_IDENT,
 	TOK_INT,
 	TOK_STR,
-	TOK_AT,			/* '@' and the map name right after it, if any */
+	TOK_AT,			/* '@', and the map name after it */
 	TOK_LPAREN,
 	TOK_RPAREN,
 	TOK_LBRACE,
@@ -299,8 +299,8 @@ static void lex_number(struct parser *p, struct token *t)
 
 	limit = neg ? (__u64)INT64_MAX + 1 : (__u64)INT64_MAX;
 	for (;; i++) {
-		d = base == 16 ? hex_value(s[i]) : is_digit(s[i]) ? s[i] - '0' : -1;
-		if (d < 0)
+		d = hex_value(s[i]);
+		if (d < 0 || d >= base)
 			break;
 		if (v > (limit - d) / base)
 			overflow = true;
@@ -974,8 +974,9 @@ static void parse_clause(struct parser *p, struct expr *e)
 	if (t->kind == TOK_EOF)
 		return;
 	if (t->kind != TOK_LBRACE) {
-		fail(p, t->col, e->pred ? "expected '{' after the predicate" :
-					  "expected '/' or '{' after the probe");
+		fail(p, t->col, e->pred ?
+		     "expected '{' after the predicate" :
+		     "expected '/' or '{' after the probe");
 		return;
 	}
 	lex(p);

@@ -15,6 +15,7 @@
 #include <linux/capability.h>
 #include <sys/syscall.h>
 #include <scry/expr.h>
+#include <scry/list.h>
 #include <scry/log.h>
 #include <scry/plan.h>
 #include <scry/session.h>
@@ -24,6 +25,7 @@
 struct cli {
 	struct scry_opts o;
 	const char *state;		/* offcpu --state */
+	bool list;			/* -l */
 	unsigned long long min_block_us;/* offcpu --min-block */
 	char expr[1024];
 };
@@ -60,9 +62,23 @@ static int expand_offcpu(struct cli *c)
 	return 0;
 }
 
+static int expand_malloc(struct cli *c)
+{
+	snprintf(c->expr, sizeof(c->expr),
+		 "uprobe:libc:malloc { @[ustack] = quantize(arg0) }");
+	c->o.header = "malloc calls by user stack: calls, bytes, size "
+		      "distribution (bytes):";
+	c->o.unit = "bytes";
+	c->o.count_label = "calls";
+	c->o.sum_label = "bytes";
+	return 0;
+}
+
 static const struct question questions[] = {
 	{ "offcpu", "why am I going off CPU? (blocked-time histograms by stack)",
 	  expand_offcpu },
+	{ "malloc", "why am I calling malloc? (calls, bytes, sizes by stack)",
+	  expand_malloc },
 };
 
 static void usage(FILE *f)
@@ -89,6 +105,8 @@ static void usage(FILE *f)
 "      --folded          folded stacks for flamegraph.pl, one line per stack\n"
 "      --max-keys N      aggregation keys kept in the kernel (default 10240)\n"
 "      --max-stacks N    distinct stacks kept in the kernel (default 16384)\n"
+"  -l, --list [PATTERN]  list probes: kinds, uprobe:LIB:GLOB functions,\n"
+"                        usdt:BIN[:PROVIDER[:NAME]] probes (globs)\n"
 "  -q, --quiet           no banners on stderr\n"
 "  -v, --verbose         print the expression a question expands to, and\n"
 "                        libbpf's messages\n"
@@ -107,7 +125,11 @@ static void usage(FILE *f)
 "  scry offcpu -c './myprog args' -d 10  # run a command, trace it 10 s\n"
 "  scry offcpu -p 1234 --folded | flamegraph.pl > offcpu.svg\n"
 "  scry offcpu --state D -d 5        # who waits uninterruptibly, system-wide\n"
-"  scry -v offcpu -p 1234            # also show the expression it runs\n");
+"  scry -v offcpu -p 1234            # also show the expression it runs\n"
+"  scry malloc -p 1234               # who calls malloc, how much, what sizes\n"
+"  scry -p 1234 'uprobe:libc:malloc /arg0 > 4096/ { @[ustack] = quantize(arg0) }'\n"
+"  scry -c ./srv 'uretprobe:./srv:handle { @[comm] = quantize(latency) }'\n"
+"  scry -l 'uprobe:libc:mall*'       # which functions could be probed\n");
 }
 
 enum {
@@ -127,6 +149,7 @@ static const struct option long_opts[] = {
 	{ "max-stacks",	required_argument, NULL, OPT_MAX_STACKS },
 	{ "state",	required_argument, NULL, OPT_STATE },
 	{ "min-block",	required_argument, NULL, OPT_MIN_BLOCK },
+	{ "list",	no_argument,	   NULL, 'l' },
 	{ "quiet",	no_argument,	   NULL, 'q' },
 	{ "verbose",	no_argument,	   NULL, 'v' },
 	{ "help",	no_argument,	   NULL, 'h' },
@@ -221,12 +244,13 @@ static int parse_args(struct cli *c, int argc, char **argv)
 
 	c->o.max_keys = 10240;
 	c->o.max_stacks = 16384;
-	while (!err && (opt = getopt_long(argc, argv, "+p:c:d:qvhV", long_opts,
+	while (!err && (opt = getopt_long(argc, argv, "+p:c:d:lqvhV", long_opts,
 					  NULL)) != -1) {
 		switch (opt) {
 		case 'p': err = parse_pid(c, optarg); break;
 		case 'c': c->o.cmd = optarg; err = check_cmd(optarg); break;
 		case 'd': err = parse_duration(c, optarg); break;
+		case 'l': c->list = true; break;
 		case 'q': c->o.quiet = true; break;
 		case 'v': c->o.verbose = true; break;
 		case OPT_FOLDED: c->o.format = SESSION_FOLDED; break;
@@ -335,7 +359,17 @@ int main(int argc, char **argv)
 	struct plan plan;
 	int status;
 
-	if (parse_args(&c, argc, argv) || parse_question(&c, argc, argv))
+	if (parse_args(&c, argc, argv))
+		return EXIT_USAGE;
+	if (c.list) {
+		if (optind < argc - 1) {
+			log_err("-l takes one pattern");
+			return EXIT_USAGE;
+		}
+		return list_probes(stdout, optind < argc ? argv[optind] : NULL,
+				   c.o.npids ? c.o.pids[0] : -1);
+	}
+	if (parse_question(&c, argc, argv))
 		return EXIT_USAGE;
 	log_verbose = c.o.verbose;
 	log_quiet = c.o.quiet;

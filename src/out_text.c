@@ -318,6 +318,35 @@ static int put_value(FILE *f, const struct report *r,
 	return -EINVAL;
 }
 
+void out_human(__u64 v, char *buf, size_t len)
+{
+	static const char *units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double d = v;
+	int u = -1;
+
+	if (v < 1024) {
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+		return;
+	}
+	while (d >= 1024 && u < 4) {
+		d /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", d, units[u]);
+}
+
+/* "calls: 100, bytes: 4800 (4.7 KiB)", for rows and for the totals */
+static int put_totals(FILE *f, const struct report *r, const char *lead,
+		      __u64 count, __s64 sum)
+{
+	char human[32];
+
+	out_human(sum < 0 ? 0 : (__u64)sum, human, sizeof(human));
+	return put(f, "%s%s: %llu, %s: %lld (%s)\n", lead, r->count_label,
+		   (unsigned long long)count, r->sum_label, (long long)sum,
+		   human);
+}
+
 static int put_row(FILE *f, const struct report *r,
 		   const struct report_row *row)
 {
@@ -325,9 +354,26 @@ static int put_row(FILE *f, const struct report *r,
 
 	for (i = 0; !err && i < row->nkeys && i < REPORT_MAX_KEYS; i++)
 		err = put_key(f, &row->keys[i]);
+	if (!err && r->count_label && r->sum_label)
+		err = put_totals(f, r, "\n  ", row->val.count, row->val.sum);
 	if (!err)
 		err = put_value(f, r, row);
 	return err ? err : put(f, "\n");
+}
+
+static int put_grand_total(FILE *f, const struct report *r)
+{
+	__u64 count = 0;
+	__s64 sum = 0;
+	size_t i;
+
+	if (!r->count_label || !r->sum_label)
+		return 0;
+	for (i = 0; i < r->nrows; i++) {
+		count += r->rows[i].val.count;
+		sum += r->rows[i].val.sum;
+	}
+	return put_totals(f, r, "total ", count, sum);
 }
 
 int out_text(FILE *f, const struct report *r)
@@ -342,6 +388,8 @@ int out_text(FILE *f, const struct report *r)
 		err = put(f, "\n");
 	for (i = 0; !err && i < r->nrows; i++)
 		err = put_row(f, r, &r->rows[i]);
+	if (!err)
+		err = put_grand_total(f, r);
 	return err ? err : done(f);
 }
 

@@ -222,6 +222,8 @@ static void fill_header(const struct session *s, const struct plan *p,
 	r->lq_step = p->lq_step;
 	r->duration_s = secs;
 	r->folded_div = s->o->folded_div;
+	r->count_label = s->o->count_label;
+	r->sum_label = s->o->sum_label;
 }
 
 static int print_report(const struct session *s, struct report *r)
@@ -374,5 +376,7 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 	syms_free(s.syms);
 	if (s.sigfd >= 0)
 		close(s.sigfd);
+	if (err && s.a.usage_error)
+		return 2;
 	return err ? 1 : 0;
 }

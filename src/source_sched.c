@@ -54,7 +54,7 @@ static int sched_attach(struct attach *a)
 }
 
 const struct source source_sched = {
-	.probe = PLAN_OFFCPU,
+	.probes = 1u << PLAN_OFFCPU,
 	.prepare = sched_prepare,
 	.attach = sched_attach,
 };

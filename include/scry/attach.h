@@ -27,11 +27,12 @@ struct attach {
 	int npids;
 	bool filter_targets;		/* filter even while pids is empty (-c) */
 	bool follow_forks;		/* children of targets become targets (-c) */
+	bool usage_error;		/* failed on what the user wrote (exit 2) */
 };
 
 /* A hook kind: picks its programs before load, attaches them after. */
 struct source {
-	enum plan_probe probe;
+	unsigned probes;	/* the plan_probe kinds it serves, 1 << kind */
 	/* choose programs to load (bpf_program__set_autoload); may be NULL */
 	int (*prepare)(struct attach *a);
 	/* attach; report failures once, with the fix; return 0 or -errno */

@@ -34,6 +34,9 @@ int out_quantize(FILE *f, const __u64 slots[SCRY_NBUCKETS]);
 int out_lquantize(FILE *f, const __u64 slots[SCRY_NBUCKETS],
 		  __s64 low, __s64 high, __s64 step);
 
+/* 1536 -> "1.5 KiB": binary units, one decimal, plain below 1024. */
+void out_human(__u64 v, char *buf, size_t len);
+
 /* "module`sym+0xoff" (or "module`0xaddr", "[unknown]") into buf. */
 int out_frame_name(const struct report_frame *fr, char *buf, size_t len);
 

@@ -63,6 +63,8 @@ struct report {
 	const char *unit;	/* "ns", "bytes", NULL for plain numbers */
 	enum scry_agg agg;
 	__u64 folded_div;	/* folded value = row value / folded_div (ns -> us: 1000); 0 = 1 */
+	const char *count_label;/* when set, each row and the end print */
+	const char *sum_label;	/*   "calls: N, bytes: M (1.2 MiB)" totals */
 	__s64 lq_low, lq_high, lq_step;	/* lquantize parameters */
 	double duration_s;
 	struct report_row *rows;

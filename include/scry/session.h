@@ -30,6 +30,8 @@ struct scry_opts {
 	const char *header;		/* text-output header for the question */
 	__u64 folded_div;		/* folded value divisor (ns -> us) */
 	const char *unit;		/* overrides the plan's unit, if set */
+	const char *count_label;	/* per-row totals: "calls" ... */
+	const char *sum_label;		/* ... and "bytes" */
 };
 
 /*

@@ -95,7 +95,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	second = format_all(again);
 	if (strcmp(first, second)) {
-		fprintf(stderr, "format not stable:\n  %s\n  %s\n", first, second);
+		fprintf(stderr, "format not stable:\n  %s\n  %s\n", first,
+			second);
 		abort();
 	}
 

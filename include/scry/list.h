@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* list: what `scry -l [PATTERN]` prints. */
+#ifndef SCRY_LIST_H
+#define SCRY_LIST_H
+
+#include <stdio.h>
+
+/*
+ * Print the probes matching @pattern to @f, one per line: with no
+ * pattern the probe kinds; "uprobe:LIB:GLOB" (or uretprobe) the functions
+ * of LIB; "usdt:BIN[:PROVIDER[:NAME]]" (globs) the USDT probes of BIN;
+ * a glob over the kinds otherwise. LIB resolves for @pid when > 0.
+ * Returns the exit status: 0 something matched, 1 nothing did, 2 bad
+ * pattern (reported on stderr).
+ */
+int list_probes(FILE *f, const char *pattern, int pid);
+
+#endif /* SCRY_LIST_H */

@@ -1,0 +1,1480 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * resolve: LIB -> ELF path (a process's mappings, the ld.so cache, the
+ * library directories, $PATH), FUNC -> file offset (.symtab and .dynsym
+ * with symbol versions), USDT notes (.note.stapsdt), globs for "scry -l",
+ * and messages that say what was meant when nothing matches.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <scry/resolve.h>
+
+#if defined(__x86_64__)
+#define NATIVE_MACHINE	EM_X86_64
+#define MULTIARCH	"x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define NATIVE_MACHINE	EM_AARCH64
+#define MULTIARCH	"aarch64-linux-gnu"
+#else
+#define NATIVE_MACHINE	EM_NONE		/* accept any machine */
+#define MULTIARCH	"unknown-linux-gnu"
+#endif
+
+#define LD_CACHE_DEFAULT	"/etc/ld.so.cache"
+#define LD_CACHE_MAGIC		"glibc-ld.so.cache1.1"
+#define LDCONFIG		"/sbin/ldconfig"
+#define MAX_MAPS_SHOWN		6	/* names in "it maps: ..." */
+#define MAX_FUNC_HINTS		3	/* names in "did you mean: ..." */
+#define MAX_USDT_HINTS		5	/* probes in "it has: ..." */
+#define LEV_MAX			256	/* longer names are never suggested */
+#define NOTE_STAPSDT		3
+
+static const char *ld_cache_file = LD_CACHE_DEFAULT;
+
+void resolve_set_ld_cache(const char *file)
+{
+	ld_cache_file = file ? file : LD_CACHE_DEFAULT;
+}
+
+/* ---- messages ---------------------------------------------------------- */
+
+/* A bounded string builder: appends past the end are cut, never overflow. */
+struct sbuf {
+	char *buf;
+	size_t cap;
+	size_t len;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+sb_add(struct sbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!sb || !sb->buf || sb->cap == 0 || sb->len >= sb->cap - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	sb->len += (size_t)n;
+	if (sb->len >= sb->cap)
+		sb->len = sb->cap - 1;
+}
+
+static void sb_init(struct sbuf *sb, char *buf, size_t cap)
+{
+	sb->buf = buf;
+	sb->cap = cap;
+	sb->len = 0;
+	if (buf && cap)
+		buf[0] = '\0';
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/*
+ * Case-insensitive Levenshtein distance between a[0..al) and b[0..bl),
+ * or INT_MAX when it exceeds @limit (or a name is too long to bother).
+ */
+static int lev(const char *a, size_t al, const char *b, size_t bl, int limit)
+{
+	int row[LEV_MAX + 1];
+	size_t i, j;
+
+	if (al > LEV_MAX || bl > LEV_MAX)
+		return INT_MAX;
+	if ((al > bl ? al - bl : bl - al) > (size_t)limit)
+		return INT_MAX;
+	for (j = 0; j <= bl; j++)
+		row[j] = (int)j;
+	for (i = 1; i <= al; i++) {
+		int diag = row[0], best;
+
+		row[0] = (int)i;
+		best = row[0];
+		for (j = 1; j <= bl; j++) {
+			int up = row[j], v;
+
+			v = diag + (tolower((unsigned char)a[i - 1]) !=
+				    tolower((unsigned char)b[j - 1]));
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			row[j] = v;
+			diag = up;
+			if (v < best)
+				best = v;
+		}
+		if (best > limit)
+			return INT_MAX;
+	}
+	return row[bl] > limit ? INT_MAX : row[bl];
+}
+
+/* ---- library resolution ------------------------------------------------ */
+
+/*
+ * How well the file name @base matches what the user wrote: 0 is best,
+ * -1 is no match. NAME, NAME.so, NAME.so.*, libNAME.so, libNAME.so.*,
+ * then the old NAME-VERSION.so / libNAME-VERSION.so ("libc-2.31.so").
+ */
+static int name_rank(const char *lib, const char *base)
+{
+	size_t n = strlen(lib);
+	int pass;
+
+	if (!strcmp(base, lib))
+		return 0;
+	for (pass = 0; pass < 2; pass++) {
+		const char *r = base;
+
+		if (pass == 1) {
+			if (strncmp(r, "lib", 3))
+				break;
+			r += 3;
+		}
+		if (strncmp(r, lib, n))
+			continue;
+		r += n;
+		if (!strcmp(r, ".so"))
+			return 1 + 2 * pass;
+		if (!strncmp(r, ".so.", 4))
+			return 2 + 2 * pass;
+	}
+	for (pass = 0; pass < 2; pass++) {
+		const char *r = base;
+		size_t rl;
+
+		if (pass == 1) {
+			if (strncmp(r, "lib", 3))
+				break;
+			r += 3;
+		}
+		if (strncmp(r, lib, n) || r[n] != '-' ||
+		    !isdigit((unsigned char)r[n + 1]))
+			continue;
+		rl = strlen(r);
+		if (rl > 3 && !strcmp(r + rl - 3, ".so"))
+			return 5 + pass;
+	}
+	return -1;
+}
+
+/*
+ * 0 when @path is an ELF file (and, with @native, one for this machine),
+ * -ENOEXEC when it is not, -errno when it cannot be read.
+ */
+static int elf_sniff(const char *path, bool native)
+{
+	unsigned char h[EI_NIDENT + 4];
+	uint16_t machine;
+	struct stat st;
+	ssize_t got;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -ENOEXEC;
+	}
+	got = pread(fd, h, sizeof(h), 0);
+	err = got < 0 ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	if (got < (ssize_t)sizeof(h) || memcmp(h, ELFMAG, SELFMAG))
+		return -ENOEXEC;
+	if (!native)
+		return 0;
+	if (h[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32))
+		return -ENOEXEC;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (h[EI_DATA] != ELFDATA2LSB)
+		return -ENOEXEC;
+#else
+	if (h[EI_DATA] != ELFDATA2MSB)
+		return -ENOEXEC;
+#endif
+	memcpy(&machine, h + EI_NIDENT + 2, sizeof(machine));
+	if (NATIVE_MACHINE != EM_NONE && machine != NATIVE_MACHINE)
+		return -ENOEXEC;
+	return 0;
+}
+
+static int copy_path(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= len)
+		return -ENAMETOOLONG;
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+/* realpath(@src) into @dst: 0 or -errno. */
+static int copy_real(char *dst, size_t len, const char *src)
+{
+	char *real = realpath(src, NULL);
+	int err;
+
+	if (!real)
+		return -errno;
+	err = copy_path(dst, len, real);
+	free(real);
+	return err;
+}
+
+/* A candidate file: the best rank wins, ties go to the earliest found. */
+struct cand {
+	int rank;
+	unsigned int order;
+	char *path;
+};
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+struct cands {
+	struct cand *v;
+	size_t n, cap;
+};
+
+static int cands_add(struct cands *c, int rank, const char *path)
+{
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 16;
+		struct cand *v = realloc(c->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n].path = strdup(path);
+	if (!c->v[c->n].path)
+		return -ENOMEM;
+	c->v[c->n].rank = rank;
+	c->v[c->n].order = (unsigned int)c->n;
+	c->n++;
+	return 0;
+}
+
+static void cands_free(struct cands *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->v[i].path);
+	free(c->v);
+	c->v = NULL;
+	c->n = c->cap = 0;
+}
+
+/*
+ * The best candidate that is a native ELF file, realpath'ed into @path:
+ * 0, -ENOENT when none qualifies, or another -errno.
+ */
+static int cands_pick(struct cands *c, char *path, size_t pathlen)
+{
+	size_t i;
+
+	qsort(c->v, c->n, sizeof(*c->v), cand_cmp);
+	for (i = 0; i < c->n; i++) {
+		if (elf_sniff(c->v[i].path, true))
+			continue;
+		return copy_real(path, pathlen, c->v[i].path);
+	}
+	return -ENOENT;
+}
+
+/* Read a whole (small) file. Returns 0 or -errno. */
+static int slurp(const char *file, char **buf, size_t *len)
+{
+	struct stat st;
+	char *b;
+	ssize_t got;
+	size_t off = 0;
+	int fd, err = 0;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		err = -errno;
+	else if (st.st_size <= 0 || st.st_size > (1 << 28))
+		err = st.st_size <= 0 ? -EBADMSG : -EFBIG;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	b = malloc((size_t)st.st_size);
+	if (!b) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (off < (size_t)st.st_size) {
+		got = read(fd, b + off, (size_t)st.st_size - off);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			err = got < 0 ? -errno : -EIO;
+			break;
+		}
+		off += (size_t)got;
+	}
+	close(fd);
+	if (err) {
+		free(b);
+		return err;
+	}
+	*buf = b;
+	*len = off;
+	return 0;
+}
+
+/* glibc's cache layout (elf/cache.h), "new" format, in host byte order. */
+struct ldc_header {
+	char magic[20];			/* "glibc-ld.so.cache" "1.1" */
+	uint32_t nlibs;
+	uint32_t len_strings;
+	uint8_t flags;
+	uint8_t pad[3];
+	uint32_t extension_offset;
+	uint32_t unused[3];
+};
+
+struct ldc_entry {
+	int32_t flags;
+	uint32_t key;			/* soname, from the header's start */
+	uint32_t value;			/* path, same */
+	uint32_t osversion;
+	uint64_t hwcap;
+};
+
+/* NUL-terminated string at @off of @buf[0..len), or NULL. */
+static const char *ldc_str(const char *buf, size_t len, size_t off)
+{
+	if (off >= len || !memchr(buf + off, '\0', len - off))
+		return NULL;
+	return buf + off;
+}
+
+/*
+ * Add the ld.so cache entries matching @lib to @c. Returns 0 (also when
+ * none matches), -EBADMSG when the file has no cache we understand, or
+ * another -errno.
+ */
+static int ldcache_file(const char *lib, struct cands *c)
+{
+	struct ldc_header h;
+	const char *hdr;
+	size_t len = 0, base, i;
+	char *buf = NULL;
+	int err;
+
+	err = slurp(ld_cache_file, &buf, &len);
+	if (err)
+		return err;
+	/* The new format stands alone, or follows the old "ld.so-1.7.0". */
+	hdr = memmem(buf, len, LD_CACHE_MAGIC, sizeof(LD_CACHE_MAGIC) - 1);
+	if (!hdr || (size_t)(hdr - buf) + sizeof(h) > len) {
+		free(buf);
+		return -EBADMSG;
+	}
+	base = (size_t)(hdr - buf);
+	memcpy(&h, hdr, sizeof(h));
+	if (h.nlibs > (len - base - sizeof(h)) / sizeof(struct ldc_entry)) {
+		free(buf);
+		return -EBADMSG;
+	}
+	for (i = 0; i < h.nlibs && !err; i++) {
+		struct ldc_entry e;
+		const char *key, *val;
+		int rank;
+
+		memcpy(&e, hdr + sizeof(h) + i * sizeof(e), sizeof(e));
+		key = ldc_str(hdr, len - base, e.key);
+		val = ldc_str(hdr, len - base, e.value);
+		if (!key || !val) {
+			err = -EBADMSG;
+			break;
+		}
+		rank = name_rank(lib, key);
+		if (rank >= 0)
+			err = cands_add(c, rank, val);
+	}
+	free(buf);
+	return err;
+}
+
+/* The same from "ldconfig -p": "\tlibc.so.6 (libc6,x86-64) => /path". */
+static int ldcache_ldconfig(const char *lib, struct cands *c)
+{
+	char *line = NULL, *arrow, *key, *end;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *p;
+	int err = 0;
+
+	p = popen(LDCONFIG " -p 2>/dev/null", "re");
+	if (!p)
+		return -errno;
+	while (!err && (n = getline(&line, &cap, p)) > 0) {
+		int rank;
+
+		if (line[n - 1] == '\n')
+			line[n - 1] = '\0';
+		arrow = strstr(line, " => ");
+		if (!arrow)
+			continue;
+		key = line + strspn(line, " \t");
+		end = key + strcspn(key, " \t");
+		if (end >= arrow)
+			continue;
+		*end = '\0';
+		rank = name_rank(lib, key);
+		if (rank >= 0)
+			err = cands_add(c, rank, arrow + 4);
+	}
+	free(line);
+	pclose(p);
+	return err;
+}
+
+static int search_ldcache(const char *lib, char *path, size_t pathlen)
+{
+	struct cands c = { 0 };
+	int err;
+
+	err = ldcache_file(lib, &c);
+	if (err && err != -ENOMEM) {
+		cands_free(&c);
+		err = ldcache_ldconfig(lib, &c);
+	}
+	if (!err)
+		err = cands_pick(&c, path, pathlen);
+	cands_free(&c);
+	return err;
+}
+
+static int search_dirs(const char *lib, char *path, size_t pathlen)
+{
+	static const char *const dirs[] = {
+		"/lib/" MULTIARCH, "/usr/lib/" MULTIARCH, "/lib64", "/usr/lib",
+	};
+	struct cands c = { 0 };
+	char file[PATH_MAX];
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !err; i++) {
+		struct dirent *de;
+		DIR *d = opendir(dirs[i]);
+
+		if (!d)
+			continue;
+		while (!err && (de = readdir(d))) {
+			int rank = name_rank(lib, de->d_name);
+
+			if (rank < 0)
+				continue;
+			snprintf(file, sizeof(file), "%s/%s", dirs[i],
+				 de->d_name);
+			err = cands_add(&c, rank, file);
+		}
+		closedir(d);
+	}
+	if (!err)
+		err = cands_pick(&c, path, pathlen);
+	cands_free(&c);
+	return err;
+}
+
+static int search_path(const char *prog, char *path, size_t pathlen)
+{
+	const char *env = getenv("PATH"), *s, *e;
+	char file[PATH_MAX];
+
+	if (!env || !*env)
+		env = "/usr/local/bin:/usr/bin:/bin";
+	for (s = env; *s; s = *e ? e + 1 : e) {
+		int dl;
+
+		e = strchrnul(s, ':');
+		dl = (int)(e - s);
+		if (dl == 0)
+			continue;	/* "" means ".": not for a tracer */
+		if (snprintf(file, sizeof(file), "%.*s/%s", dl, s, prog) >=
+		    (int)sizeof(file))
+			continue;
+		if (access(file, X_OK) || elf_sniff(file, true))
+			continue;
+		return copy_real(path, pathlen, file);
+	}
+	return -ENOENT;
+}
+
+/* Unique file paths that /proc/@pid/maps shows, in order. */
+static int maps_files(int pid, char ***files, size_t *nfiles)
+{
+	char mp[64], *line = NULL, **v = NULL;
+	size_t cap = 0, n = 0, vcap = 0, i;
+	ssize_t len;
+	FILE *f;
+	int err = 0;
+
+	snprintf(mp, sizeof(mp), "/proc/%d/maps", pid);
+	f = fopen(mp, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		char *p = line;
+		int field;
+
+		if (line[len - 1] == '\n')
+			line[--len] = '\0';
+		/* address perms offset dev inode path */
+		for (field = 0; field < 5 && *p; field++) {
+			p += strcspn(p, " ");
+			p += strspn(p, " ");
+		}
+		if (*p != '/')
+			continue;
+		len = (ssize_t)strlen(p);
+		if (len > 10 && !strcmp(p + len - 10, " (deleted)"))
+			p[len - 10] = '\0';
+		for (i = 0; i < n && strcmp(v[i], p); i++)
+			;
+		if (i < n)
+			continue;
+		if (n == vcap) {
+			size_t nc = vcap ? vcap * 2 : 16;
+			char **nv = realloc(v, nc * sizeof(*nv));
+
+			if (!nv) {
+				err = -ENOMEM;
+				break;
+			}
+			v = nv;
+			vcap = nc;
+		}
+		v[n] = strdup(p);
+		if (!v[n]) {
+			err = -ENOMEM;
+			break;
+		}
+		n++;
+	}
+	free(line);
+	fclose(f);
+	if (err) {
+		for (i = 0; i < n; i++)
+			free(v[i]);
+		free(v);
+		return err;
+	}
+	*files = v;
+	*nfiles = n;
+	return 0;
+}
+
+static int resolve_in_pid(const char *lib, int pid, char *path,
+			  size_t pathlen, struct sbuf *msg)
+{
+	char **files = NULL, alt[PATH_MAX];
+	size_t n = 0, i, best = 0;
+	int err, rank, best_rank = INT_MAX;
+
+	err = maps_files(pid, &files, &n);
+	if (err == -ESRCH) {
+		sb_add(msg, "process %d not found", pid);
+		return err;
+	}
+	if (err) {
+		sb_add(msg, "cannot read /proc/%d/maps: %s", pid,
+		       strerror(-err));
+		return err;
+	}
+	for (i = 0; i < n; i++) {
+		rank = name_rank(lib, base_name(files[i]));
+		if (rank >= 0 && rank < best_rank) {
+			best_rank = rank;
+			best = i;
+		}
+	}
+	if (best_rank == INT_MAX) {
+		err = -ENOENT;
+		if (!n) {
+			sb_add(msg, "library '%s' not found: pid %d maps no files",
+			       lib, pid);
+		} else {
+			sb_add(msg, "library '%s' not found in pid %d's mappings (it maps: ",
+			       lib, pid);
+			for (i = 0; i < n && i < MAX_MAPS_SHOWN; i++)
+				sb_add(msg, "%s%s", i ? ", " : "",
+				       base_name(files[i]));
+			sb_add(msg, "%s)", n > MAX_MAPS_SHOWN ? ", ..." : "");
+		}
+	} else if (access(files[best], F_OK) &&
+		   snprintf(alt, sizeof(alt), "/proc/%d/root%s", pid,
+			    files[best]) < (int)sizeof(alt) &&
+		   !access(alt, F_OK)) {
+		/* another mount namespace: reach it through the process */
+		err = copy_path(path, pathlen, alt);
+	} else {
+		err = copy_path(path, pathlen, files[best]);
+	}
+	if (err == -ENAMETOOLONG)
+		sb_add(msg, "path of '%s' too long", lib);
+	for (i = 0; i < n; i++)
+		free(files[i]);
+	free(files);
+	return err;
+}
+
+int resolve_lib(const char *lib, int pid, char *path, size_t pathlen,
+		char *err, size_t errlen)
+{
+	struct sbuf msg;
+	int ret;
+
+	sb_init(&msg, err, errlen);
+	if (!lib || !*lib) {
+		sb_add(&msg, "empty library name");
+		return -EINVAL;
+	}
+	if (strchr(lib, '/')) {
+		ret = elf_sniff(lib, false);
+		if (ret == -ENOEXEC) {
+			sb_add(&msg, "'%s' is not an ELF file", lib);
+			return ret;
+		}
+		if (!ret)
+			ret = copy_real(path, pathlen, lib);
+		if (ret)
+			sb_add(&msg, "cannot open '%s': %s", lib, strerror(-ret));
+		return ret;
+	}
+	if (pid > 0)
+		return resolve_in_pid(lib, pid, path, pathlen, &msg);
+
+	ret = search_ldcache(lib, path, pathlen);
+	if (ret == -ENOENT)
+		ret = search_dirs(lib, path, pathlen);
+	if (ret == -ENOENT)
+		ret = search_path(lib, path, pathlen);
+	if (ret == -ENOENT)
+		sb_add(&msg, "library '%s' not found (not in the ld.so cache, the library directories or $PATH; give a path)",
+		       lib);
+	else if (ret)
+		sb_add(&msg, "cannot resolve library '%s': %s", lib,
+		       strerror(-ret));
+	return ret;
+}
+
+/* ---- ELF files ----------------------------------------------------------- */
+
+struct elf {
+	int fd;
+	Elf *e;
+	GElf_Ehdr eh;
+	const char *path;
+};
+
+static int elf_open(struct elf *f, const char *path, struct sbuf *msg)
+{
+	static bool inited;
+	int err;
+
+	if (!inited) {
+		if (elf_version(EV_CURRENT) == EV_NONE) {
+			sb_add(msg, "libelf: %s", elf_errmsg(-1));
+			return -EINVAL;
+		}
+		inited = true;
+	}
+	f->path = path;
+	f->e = NULL;
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0) {
+		err = -errno;
+		sb_add(msg, "cannot open '%s': %s", path, strerror(errno));
+		return err;
+	}
+	f->e = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	if (!f->e || elf_kind(f->e) != ELF_K_ELF || !gelf_getehdr(f->e, &f->eh)) {
+		sb_add(msg, "'%s' is not an ELF file", path);
+		if (f->e)
+			elf_end(f->e);
+		close(f->fd);
+		f->e = NULL;
+		f->fd = -1;
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+static void elf_close(struct elf *f)
+{
+	if (f->e)
+		elf_end(f->e);
+	if (f->fd >= 0)
+		close(f->fd);
+	f->e = NULL;
+	f->fd = -1;
+}
+
+/* Virtual address -> file offset through the PT_LOAD holding it. */
+static int vaddr_to_off(struct elf *f, __u64 addr, __u64 *off)
+{
+	size_t n, i;
+
+	if (elf_getphdrnum(f->e, &n))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(f->e, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (addr >= ph.p_vaddr && addr - ph.p_vaddr < ph.p_filesz) {
+			*off = addr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* A function symbol of .symtab or .dynsym. Strings point into libelf's. */
+struct sym {
+	const char *name;	/* as stored: "foo" or (.symtab) "foo@@V1" */
+	const char *ver;	/* "V1", NULL when unversioned */
+	size_t baselen;		/* length of "foo" */
+	__u64 value;
+	bool defined;
+	bool deflt;		/* unversioned or the default version */
+	bool local;
+	unsigned int order;
+};
+
+struct syms {
+	struct sym *v;
+	size_t n, cap;
+};
+
+static int syms_push(struct syms *s, const struct sym *sym)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		struct sym *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n] = *sym;
+	s->v[s->n].order = (unsigned int)s->n;
+	s->n++;
+	return 0;
+}
+
+/* Version names of .gnu.version_d, indexed by vd_ndx. */
+struct verdefs {
+	const char **name;
+	size_t n;
+};
+
+static int load_verdefs(struct elf *f, Elf_Scn *scn, GElf_Shdr *sh,
+			struct verdefs *vd)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	GElf_Verdef def;
+	GElf_Verdaux aux;
+	size_t off, i, max = 0;
+	int pass;
+
+	if (!d)
+		return 0;
+	for (pass = 0; pass < 2; pass++) {
+		off = 0;
+		for (i = 0; i < sh->sh_info; i++) {
+			if (off > INT_MAX || !gelf_getverdef(d, (int)off, &def))
+				break;
+			if (pass == 0 && def.vd_ndx > max)
+				max = def.vd_ndx;
+			if (pass == 1 && def.vd_cnt &&
+			    off + def.vd_aux <= INT_MAX &&
+			    gelf_getverdaux(d, (int)(off + def.vd_aux), &aux))
+				vd->name[def.vd_ndx] = elf_strptr(f->e,
+						sh->sh_link, aux.vda_name);
+			if (!def.vd_next)
+				break;
+			off += def.vd_next;
+		}
+		if (pass == 0) {
+			vd->name = calloc(max + 1, sizeof(*vd->name));
+			if (!vd->name)
+				return -ENOMEM;
+			vd->n = max + 1;
+		}
+	}
+	return 0;
+}
+
+static int load_table(struct elf *f, Elf_Scn *scn, GElf_Shdr *sh,
+		      Elf_Data *versym, const struct verdefs *vd,
+		      struct syms *s)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t i, n;
+	int err;
+
+	if (!d || !sh->sh_entsize)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < n && i <= INT_MAX; i++) {
+		struct sym sym = { 0 };
+		GElf_Versym vs;
+		GElf_Sym st;
+		const char *at;
+		int type;
+
+		if (!gelf_getsym(d, (int)i, &st))
+			break;
+		type = GELF_ST_TYPE(st.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		sym.name = elf_strptr(f->e, sh->sh_link, st.st_name);
+		if (!sym.name || !*sym.name)
+			continue;
+		sym.value = st.st_value;
+		sym.defined = st.st_shndx != SHN_UNDEF && st.st_value != 0;
+		sym.local = GELF_ST_BIND(st.st_info) == STB_LOCAL;
+		sym.deflt = true;
+		sym.baselen = strlen(sym.name);
+		at = strchr(sym.name, '@');
+		if (at) {
+			/* .symver names kept literally in .symtab */
+			sym.baselen = (size_t)(at - sym.name);
+			sym.deflt = at[1] == '@';
+			sym.ver = at + 1 + sym.deflt;
+		} else if (versym && gelf_getversym(versym, (int)i, &vs)) {
+			unsigned int ndx = vs & 0x7fff;
+
+			if (ndx > 1 && ndx < vd->n && vd->name[ndx]) {
+				sym.ver = vd->name[ndx];
+				sym.deflt = !(vs & 0x8000);
+			}
+		}
+		err = syms_push(s, &sym);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The function symbols of .symtab, then .dynsym. */
+static int load_syms(struct elf *f, struct syms *s)
+{
+	Elf_Scn *scn, *dynsym = NULL, *symtab = NULL, *verdef = NULL;
+	Elf_Data *versym = NULL;
+	struct verdefs vd = { 0 };
+	GElf_Shdr sh, dsh, ssh;
+	int err = 0;
+
+	for (scn = NULL; (scn = elf_nextscn(f->e, scn));) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		switch (sh.sh_type) {
+		case SHT_SYMTAB:
+			symtab = scn;
+			ssh = sh;
+			break;
+		case SHT_DYNSYM:
+			dynsym = scn;
+			dsh = sh;
+			break;
+		case SHT_GNU_versym:
+			versym = elf_getdata(scn, NULL);
+			break;
+		case SHT_GNU_verdef:
+			verdef = scn;
+			err = load_verdefs(f, scn, &sh, &vd);
+			break;
+		}
+		if (err)
+			break;
+	}
+	if (!err && symtab)
+		err = load_table(f, symtab, &ssh, NULL, &vd, s);
+	if (!err && dynsym)
+		err = load_table(f, dynsym, &dsh, verdef ? versym : NULL,
+				 &vd, s);
+	free(vd.name);
+	return err;
+}
+
+/* A user's function name: "foo", "foo@V" or "foo@@V". */
+struct query {
+	const char *base;
+	size_t baselen;
+	const char *ver;	/* NULL: any version */
+	bool deflt;		/* "@@": the default version only */
+};
+
+static void parse_query(const char *func, struct query *q)
+{
+	const char *at = strchr(func, '@');
+
+	q->base = func;
+	q->baselen = at ? (size_t)(at - func) : strlen(func);
+	q->ver = NULL;
+	q->deflt = false;
+	if (at) {
+		q->deflt = at[1] == '@';
+		q->ver = at + 1 + q->deflt;
+	}
+}
+
+static bool base_is(const struct sym *s, const char *base, size_t len)
+{
+	return s->baselen == len && !memcmp(s->name, base, len);
+}
+
+static bool sym_matches(const struct sym *s, const struct query *q)
+{
+	if (!base_is(s, q->base, q->baselen))
+		return false;
+	if (!q->ver)
+		return true;
+	return s->ver && !strcmp(s->ver, q->ver) && (!q->deflt || s->deflt);
+}
+
+/* Lower is better among definitions of one name. */
+static int sym_score(const struct sym *s)
+{
+	return (s->deflt ? 0 : 2) + (s->local ? 1 : 0);
+}
+
+struct hint {
+	const char *name;
+	size_t len;
+	int dist;
+};
+
+/* Keep the @max closest names, distance then name, each name once. */
+static void hint_offer(struct hint *h, int *nh, int max, const char *name,
+		       size_t len, int dist)
+{
+	int i, j;
+
+	for (i = 0; i < *nh; i++)
+		if (h[i].len == len && !memcmp(h[i].name, name, len))
+			return;
+	for (i = 0; i < *nh; i++) {
+		int c;
+
+		if (dist != h[i].dist) {
+			if (dist < h[i].dist)
+				break;
+			continue;
+		}
+		c = strncmp(name, h[i].name, len < h[i].len ? len : h[i].len);
+		if (c < 0 || (c == 0 && len < h[i].len))
+			break;
+	}
+	if (i >= max)
+		return;
+	if (*nh < max)
+		(*nh)++;
+	for (j = *nh - 1; j > i; j--)
+		h[j] = h[j - 1];
+	h[i].name = name;
+	h[i].len = len;
+	h[i].dist = dist;
+}
+
+static void func_not_found(const struct syms *s, const struct query *q,
+			   const char *func, const char *file,
+			   struct sbuf *msg)
+{
+	struct hint h[MAX_FUNC_HINTS];
+	int nh = 0, limit, i;
+	bool any = false, imported = false, other_ver = false;
+	size_t k;
+
+	for (k = 0; k < s->n; k++) {
+		const struct sym *sym = &s->v[k];
+
+		if (!base_is(sym, q->base, q->baselen))
+			continue;
+		if (sym->defined)
+			other_ver = true;
+		else
+			imported = true;
+	}
+	sb_add(msg, "function '%s' not found in %s", func, file);
+	if (other_ver) {
+		/* the name exists, in other versions than the one asked */
+		sb_add(msg, "; it has:");
+		for (k = 0, i = 0; k < s->n && i < MAX_FUNC_HINTS; k++) {
+			const struct sym *sym = &s->v[k];
+
+			if (!sym->defined ||
+			    !base_is(sym, q->base, q->baselen))
+				continue;
+			sb_add(msg, "%s %.*s%s%s", i++ ? "," : "",
+			       (int)sym->baselen, sym->name,
+			       sym->ver ? (sym->deflt ? "@@" : "@") : "",
+			       sym->ver ? sym->ver : "");
+		}
+		return;
+	}
+	if (imported) {
+		sb_add(msg, " (it only imports it: probe the library that defines it)");
+		return;
+	}
+	limit = (int)(q->baselen / 3) + 1;
+	if (limit > 4)
+		limit = 4;
+	for (k = 0; k < s->n; k++) {
+		const struct sym *sym = &s->v[k];
+		int d;
+
+		if (!sym->defined)
+			continue;
+		any = true;
+		d = lev(q->base, q->baselen, sym->name, sym->baselen, limit);
+		if (d != INT_MAX)
+			hint_offer(h, &nh, MAX_FUNC_HINTS, sym->name,
+				   sym->baselen, d);
+	}
+	if (!any) {
+		sb_add(msg, " (it has no function symbols: stripped?)");
+		return;
+	}
+	for (i = 0; i < nh; i++)
+		sb_add(msg, "%s%.*s", i ? ", " : "; did you mean: ",
+		       (int)h[i].len, h[i].name);
+	if (nh)
+		sb_add(msg, "?");
+}
+
+int resolve_func(const char *path, const char *func, __u64 *offset,
+		 char *err, size_t errlen)
+{
+	struct syms s = { 0 };
+	const struct sym *best = NULL;
+	struct query q;
+	struct sbuf msg;
+	struct elf f;
+	size_t k;
+	int ret;
+
+	sb_init(&msg, err, errlen);
+	if (!func || !*func) {
+		sb_add(&msg, "empty function name");
+		return -EINVAL;
+	}
+	ret = elf_open(&f, path, &msg);
+	if (ret)
+		return ret;
+	ret = load_syms(&f, &s);
+	if (ret) {
+		sb_add(&msg, "cannot read symbols of '%s': %s", path,
+		       strerror(-ret));
+		goto out;
+	}
+	parse_query(func, &q);
+	for (k = 0; k < s.n; k++) {
+		const struct sym *sym = &s.v[k];
+
+		if (!sym->defined || !sym_matches(sym, &q))
+			continue;
+		if (!best || sym_score(sym) < sym_score(best))
+			best = sym;
+	}
+	if (!best) {
+		func_not_found(&s, &q, func, base_name(path), &msg);
+		ret = -ENOENT;
+		goto out;
+	}
+	ret = vaddr_to_off(&f, best->value, offset);
+	if (ret)
+		sb_add(&msg, "function '%s' at 0x%llx is outside the loadable segments of %s",
+		       func, (unsigned long long)best->value,
+		       base_name(path));
+out:
+	free(s.v);
+	elf_close(&f);
+	return ret;
+}
+
+/* ---- listing ----------------------------------------------------------- */
+
+static int sym_name_cmp(const void *a, const void *b)
+{
+	const struct sym *x = *(const struct sym *const *)a;
+	const struct sym *y = *(const struct sym *const *)b;
+	size_t n = x->baselen < y->baselen ? x->baselen : y->baselen;
+	int c = memcmp(x->name, y->name, n);
+
+	if (c)
+		return c;
+	if (x->baselen != y->baselen)
+		return x->baselen < y->baselen ? -1 : 1;
+	if (sym_score(x) != sym_score(y))
+		return sym_score(x) < sym_score(y) ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+void resolve_funcs_free(struct resolve_func *f, size_t n)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < n; i++)
+		free(f[i].name);
+	free(f);
+}
+
+int resolve_funcs(const char *path, const char *glob,
+		  struct resolve_func **out, size_t *n)
+{
+	struct resolve_func *res = NULL;
+	const struct sym **pick = NULL;
+	struct syms s = { 0 };
+	size_t k, np = 0, nr = 0;
+	char name[1024];
+	struct elf f;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = elf_open(&f, path, NULL);
+	if (ret)
+		return ret;
+	ret = load_syms(&f, &s);
+	if (ret)
+		goto out;
+	pick = malloc((s.n ? s.n : 1) * sizeof(*pick));
+	if (!pick) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < s.n; k++) {
+		const struct sym *sym = &s.v[k];
+
+		if (!sym->defined || sym->baselen >= sizeof(name))
+			continue;
+		memcpy(name, sym->name, sym->baselen);
+		name[sym->baselen] = '\0';
+		if (glob && fnmatch(glob, name, 0))
+			continue;
+		pick[np++] = sym;
+	}
+	qsort(pick, np, sizeof(*pick), sym_name_cmp);
+	res = calloc(np ? np : 1, sizeof(*res));
+	if (!res) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < np; k++) {
+		const struct sym *sym = pick[k];
+		__u64 off;
+
+		if (nr && !strncmp(res[nr - 1].name, sym->name, sym->baselen) &&
+		    res[nr - 1].name[sym->baselen] == '\0')
+			continue;	/* another definition of the same name */
+		if (vaddr_to_off(&f, sym->value, &off))
+			continue;
+		res[nr].name = strndup(sym->name, sym->baselen);
+		if (!res[nr].name) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		res[nr].addr = sym->value;
+		res[nr].offset = off;
+		nr++;
+	}
+	if (nr) {
+		*out = res;
+		*n = nr;
+		res = NULL;
+	}
+out:
+	resolve_funcs_free(res, nr);
+	free(pick);
+	free(s.v);
+	elf_close(&f);
+	return ret;
+}
+
+void resolve_usdts_free(struct resolve_usdt *u, size_t n)
+{
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < n; i++) {
+		free(u[i].provider);
+		free(u[i].name);
+		free(u[i].args);
+	}
+	free(u);
+}
+
+static __u64 read_addr(const struct elf *f, const unsigned char *p)
+{
+	bool le = f->eh.e_ident[EI_DATA] == ELFDATA2LSB;
+	int size = f->eh.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4, i;
+	__u64 v = 0;
+
+	for (i = 0; i < size; i++)
+		v |= (__u64)p[le ? i : size - 1 - i] << (8 * i);
+	return v;
+}
+
+static int usdt_cmp(const void *a, const void *b)
+{
+	const struct resolve_usdt *x = a, *y = b;
+	int c = strcmp(x->provider, y->provider);
+
+	if (!c)
+		c = strcmp(x->name, y->name);
+	if (!c)
+		c = x->pc < y->pc ? -1 : x->pc > y->pc;
+	return c;
+}
+
+/* All the stapsdt notes of @f matching the globs, sorted. */
+static int load_usdts(struct elf *f, const char *pglob, const char *nglob,
+		      struct resolve_usdt **out, size_t *nout)
+{
+	struct resolve_usdt *v = NULL;
+	size_t n = 0, cap = 0, shstrndx;
+	size_t asz = f->eh.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+	__u64 base_addr = 0;
+	bool have_base = false;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	int err = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (elf_getshdrstrndx(f->e, &shstrndx))
+		return 0;
+	for (scn = NULL; (scn = elf_nextscn(f->e, scn));) {
+		const char *sn;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		sn = elf_strptr(f->e, shstrndx, sh.sh_name);
+		if (sn && !strcmp(sn, ".stapsdt.base")) {
+			base_addr = sh.sh_addr;
+			have_base = true;
+		}
+	}
+	for (scn = NULL; !err && (scn = elf_nextscn(f->e, scn));) {
+		size_t off = 0, next, name_off, desc_off;
+		const char *sn;
+		Elf_Data *d;
+		GElf_Nhdr nh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		sn = elf_strptr(f->e, shstrndx, sh.sh_name);
+		if (!sn || strcmp(sn, ".note.stapsdt"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		while (!err && d &&
+		       (next = gelf_getnote(d, off, &nh, &name_off, &desc_off))) {
+			const unsigned char *desc =
+				(const unsigned char *)d->d_buf + desc_off;
+			const char *prov, *name, *args, *end;
+			struct resolve_usdt u = { 0 };
+			__u64 note_base;
+
+			off = next;
+			if (nh.n_type != NOTE_STAPSDT || nh.n_namesz != 8 ||
+			    memcmp((const char *)d->d_buf + name_off,
+				   "stapsdt", 8) ||
+			    nh.n_descsz < 3 * asz + 3)
+				continue;
+			end = (const char *)desc + nh.n_descsz;
+			prov = (const char *)desc + 3 * asz;
+			name = memchr(prov, '\0', (size_t)(end - prov));
+			if (!name++ || name >= end)
+				continue;
+			args = memchr(name, '\0', (size_t)(end - name));
+			if (!args++ || args >= end ||
+			    !memchr(args, '\0', (size_t)(end - args)))
+				continue;
+			if ((pglob && fnmatch(pglob, prov, 0)) ||
+			    (nglob && fnmatch(nglob, name, 0)))
+				continue;
+			u.pc = read_addr(f, desc);
+			note_base = read_addr(f, desc + asz);
+			u.semaphore = read_addr(f, desc + 2 * asz);
+			if (have_base && note_base) {
+				/* prelinked or moved: adjust as the base moved */
+				u.pc += base_addr - note_base;
+				if (u.semaphore)
+					u.semaphore += base_addr - note_base;
+			}
+			if (vaddr_to_off(f, u.pc, &u.offset))
+				u.offset = 0;
+			u.provider = strdup(prov);
+			u.name = strdup(name);
+			u.args = strdup(args);
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 16;
+				struct resolve_usdt *nv =
+					realloc(v, nc * sizeof(*nv));
+
+				if (nv) {
+					v = nv;
+					cap = nc;
+				}
+			}
+			if (!u.provider || !u.name || !u.args || n == cap) {
+				free(u.provider);
+				free(u.name);
+				free(u.args);
+				err = -ENOMEM;
+				break;
+			}
+			v[n++] = u;
+		}
+	}
+	if (err) {
+		resolve_usdts_free(v, n);
+		return err;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), usdt_cmp);
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+int resolve_usdts(const char *path, const char *provider, const char *name,
+		  struct resolve_usdt **out, size_t *n)
+{
+	struct elf f;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = elf_open(&f, path, NULL);
+	if (ret)
+		return ret;
+	ret = load_usdts(&f, provider, name, out, n);
+	elf_close(&f);
+	return ret;
+}
+
+int resolve_usdt_check(const char *path, const char *provider,
+		       const char *name, char *err, size_t errlen)
+{
+	struct resolve_usdt *u = NULL;
+	struct hint h[MAX_USDT_HINTS];
+	char want[512], **full = NULL;
+	size_t n = 0, k, nfull = 0;
+	struct sbuf msg;
+	struct elf f;
+	int ret, nh = 0, i;
+
+	sb_init(&msg, err, errlen);
+	if (!provider || !*provider || !name || !*name) {
+		sb_add(&msg, "USDT probes are named PROVIDER:NAME");
+		return -EINVAL;
+	}
+	ret = elf_open(&f, path, &msg);
+	if (ret)
+		return ret;
+	ret = load_usdts(&f, NULL, NULL, &u, &n);
+	elf_close(&f);
+	if (ret) {
+		sb_add(&msg, "cannot read USDT notes of '%s': %s", path,
+		       strerror(-ret));
+		return ret;
+	}
+	for (k = 0; k < n; k++)
+		if (!fnmatch(provider, u[k].provider, 0) &&
+		    !fnmatch(name, u[k].name, 0))
+			goto out;	/* ret is 0 */
+	ret = -ENOENT;
+	sb_add(&msg, "probe '%s:%s' not found in %s", provider, name,
+	       base_name(path));
+	if (!n) {
+		sb_add(&msg, ": it has no USDT probes (no .note.stapsdt notes)");
+		goto out;
+	}
+	snprintf(want, sizeof(want), "%s:%s", provider, name);
+	full = calloc(n, sizeof(*full));
+	if (!full)
+		goto out;
+	for (k = 0; k < n; k++) {
+		if (k && !strcmp(u[k].provider, u[k - 1].provider) &&
+		    !strcmp(u[k].name, u[k - 1].name))
+			continue;	/* sorted: one entry per probe name */
+		if (asprintf(&full[nfull], "%s:%s", u[k].provider,
+			     u[k].name) < 0) {
+			full[nfull] = NULL;
+			goto out;
+		}
+		hint_offer(h, &nh, MAX_USDT_HINTS, full[nfull],
+			   strlen(full[nfull]),
+			   lev(want, strlen(want), full[nfull],
+			       strlen(full[nfull]), LEV_MAX));
+		nfull++;
+	}
+	for (i = 0; i < nh; i++)
+		sb_add(&msg, "%s%.*s", i ? ", " : "; it has: ",
+		       (int)h[i].len, h[i].name);
+	if (nfull > (size_t)nh)
+		sb_add(&msg, ", ...");
+out:
+	for (k = 0; k < nfull; k++)
+		free(full[k]);
+	free(full);
+	resolve_usdts_free(u, n);
+	return ret;
+}

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * source_uprobe: uprobe:LIB:FUNC, uretprobe:LIB:FUNC and
+ * usdt:BIN:PROVIDER:NAME. LIB and FUNC are resolved here (resolve.c) so
+ * errors name what the user wrote; the probes attach per traced process
+ * when -p is given (other processes pay nothing), system-wide otherwise
+ * (-c too, whose children are followed in the kernel's target filter).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include <scry/attach.h>
+#include <scry/expr.h>
+#include <scry/log.h>
+#include <scry/resolve.h>
+#include <scry/session.h>
+#include "scry.skel.h"
+
+static int uprobe_prepare(struct attach *a)
+{
+	struct scry *s = a->skel;
+
+	switch (a->plan->probe) {
+	case PLAN_UPROBE:
+		bpf_program__set_autoload(s->progs.uprobe_fire, true);
+		break;
+	case PLAN_URETPROBE:
+		bpf_program__set_autoload(s->progs.uprobe_begin, true);
+		bpf_program__set_autoload(s->progs.uprobe_end, true);
+		break;
+	case PLAN_USDT:
+		bpf_program__set_autoload(s->progs.usdt_fire, true);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Per-pid attachment only for -p; -c and system-wide use -1. */
+static int attach_pids(const struct attach *a, int *pids)
+{
+	int i;
+
+	if (a->follow_forks || a->npids == 0) {
+		pids[0] = -1;
+		return 1;
+	}
+	for (i = 0; i < a->npids; i++)
+		pids[i] = a->pids[i];
+	return a->npids;
+}
+
+static int keep(struct attach *a, struct bpf_link *l, const char *what,
+		int pid)
+{
+	int err;
+
+	if (!l) {
+		err = -errno;
+		if (pid > 0)
+			log_err("%s: attach to pid %d failed: %s", what, pid,
+				strerror(-err));
+		else
+			log_err("%s: attach failed: %s", what, strerror(-err));
+		return err;
+	}
+	return attach_keep(a, l);
+}
+
+static int attach_func(struct attach *a, const char *path, __u64 off,
+		       int pid)
+{
+	const struct plan *p = a->plan;
+	struct scry *s = a->skel;
+	LIBBPF_OPTS(bpf_uprobe_opts, opts);
+	struct bpf_link *l;
+	int err;
+
+	if (p->probe == PLAN_UPROBE) {
+		l = bpf_program__attach_uprobe_opts(s->progs.uprobe_fire, pid,
+						    path, off, &opts);
+		return keep(a, l, p->expr->text, pid);
+	}
+	l = bpf_program__attach_uprobe_opts(s->progs.uprobe_begin, pid, path,
+					    off, &opts);
+	err = keep(a, l, p->expr->text, pid);
+	if (err)
+		return err;
+	opts.retprobe = true;
+	l = bpf_program__attach_uprobe_opts(s->progs.uprobe_end, pid, path,
+					    off, &opts);
+	return keep(a, l, p->expr->text, pid);
+}
+
+/*
+ * LIB as the user means it: the file the traced process maps, else the
+ * ld.so cache. For -p with several processes, each may map its own copy.
+ */
+static int lib_path(struct attach *a, int pid, char *path, size_t len)
+{
+	char why[RESOLVE_ERR_LEN];
+	int err;
+
+	err = resolve_lib(a->plan->target[0], pid > 0 ? pid : -1, path, len,
+			  why, sizeof(why));
+	if (err) {
+		log_err("%s", why);
+		a->usage_error = true;
+	}
+	return err;
+}
+
+static int attach_uprobes(struct attach *a, int pid)
+{
+	char path[PATH_MAX], why[RESOLVE_ERR_LEN];
+	__u64 off;
+	int err;
+
+	err = lib_path(a, pid, path, sizeof(path));
+	if (err)
+		return err;
+	err = resolve_func(path, a->plan->target[1], &off, why, sizeof(why));
+	if (err) {
+		log_err("%s", why);
+		a->usage_error = true;
+		return err;
+	}
+	log_debug("%s: %s at file offset 0x%llx%s", a->plan->target[1], path,
+		  (unsigned long long)off, pid > 0 ? "" : " (all processes)");
+	return attach_func(a, path, off, pid);
+}
+
+static int attach_usdt(struct attach *a, int pid)
+{
+	const struct plan *p = a->plan;
+	char path[PATH_MAX], why[RESOLVE_ERR_LEN];
+	struct bpf_link *l;
+	int err;
+
+	err = lib_path(a, pid, path, sizeof(path));
+	if (err)
+		return err;
+	err = resolve_usdt_check(path, p->target[1], p->target[2], why,
+				 sizeof(why));
+	if (err) {
+		log_err("%s", why);
+		a->usage_error = true;
+		return err;
+	}
+	l = bpf_program__attach_usdt(a->skel->progs.usdt_fire, pid, path,
+				     p->target[1], p->target[2], NULL);
+	return keep(a, l, p->expr->text, pid);
+}
+
+static int uprobe_attach(struct attach *a)
+{
+	int pids[SCRY_MAX_TARGETS], n, i, err = 0;
+
+	n = attach_pids(a, pids);
+	for (i = 0; i < n && !err; i++) {
+		if (a->plan->probe == PLAN_USDT)
+			err = attach_usdt(a, pids[i]);
+		else
+			err = attach_uprobes(a, pids[i]);
+	}
+	return err;
+}
+
+const struct source source_uprobe = {
+	.probes = 1u << PLAN_UPROBE | 1u << PLAN_URETPROBE | 1u << PLAN_USDT,
+	.prepare = uprobe_prepare,
+	.attach = uprobe_attach,
+};
