@@ -1070,9 +1070,12 @@ void expr_print_error(FILE *f, const char *text, const struct expr_error *err)
 		fputc(c == '\t' || (c >= 0x20 && c != 0x7f) ? c : ' ', f);
 	}
 	fputs("\n    ", f);
+	/* A column past the end (a caller's bug) still ends the line. */
 	upto = err->col > 1 ? (size_t)err->col - 1 : 0;
+	if (upto > len)
+		upto = len;
 	for (i = 0; i < upto; i++) {
-		unsigned char c = i < len ? text[i] : ' ';
+		unsigned char c = text[i];
 
 		if ((c & 0xc0) == 0x80)
 			continue;

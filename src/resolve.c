@@ -442,16 +442,23 @@ static int ldcache_file(const char *lib, struct cands *c)
 	return err;
 }
 
-/* The same from "ldconfig -p": "\tlibc.so.6 (libc6,x86-64) => /path". */
+/*
+ * The same from "ldconfig -p -C FILE", which also reads formats that
+ * ldcache_file() does not: "\tlibc.so.6 (libc6,x86-64) => /path".
+ */
 static int ldcache_ldconfig(const char *lib, struct cands *c)
 {
-	char *line = NULL, *arrow, *key, *end;
+	char *line = NULL, *arrow, *key, *end, cmd[PATH_MAX + 64];
 	size_t cap = 0;
 	ssize_t n;
 	FILE *p;
 	int err = 0;
 
-	p = popen(LDCONFIG " -p 2>/dev/null", "re");
+	if (strchr(ld_cache_file, '\'') ||
+	    snprintf(cmd, sizeof(cmd), LDCONFIG " -p -C '%s' 2>/dev/null",
+		     ld_cache_file) >= (int)sizeof(cmd))
+		return -EINVAL;
+	p = popen(cmd, "re");
 	if (!p)
 		return -errno;
 	while (!err && (n = getline(&line, &cap, p)) > 0) {

@@ -76,18 +76,41 @@ static int on_notice(void *ctx, void *data, size_t len)
 }
 
 /*
- * A simple command runs as the shell's own process ("exec CMD"), so the
- * pid scry reports is the program's; pipelines and lists keep the shell,
- * whose children are followed.
+ * A simple command (words, no shell syntax) is exec'ed directly, so the
+ * traced process is the program from its first instruction, as dtrace -c
+ * does; anything else runs through /bin/sh, whose children are followed.
+ * The argv is built before fork: the child is traced once released, and
+ * must not run (or allocate in) scry's code by then.
  */
-static const char *shell_cmd(const char *cmd)
+static char **cmd_argv(const char *cmd)
 {
-	static char buf[4096];
+	static const char *shell[] = { "/bin/sh", "-c", NULL, NULL };
+	char **argv, *copy, *save = NULL;
+	int n = 0;
 
-	if (strpbrk(cmd, ";&|<>()$`\\\n") || strlen(cmd) + 6 > sizeof(buf))
-		return cmd;
-	snprintf(buf, sizeof(buf), "exec %s", cmd);
-	return buf;
+	if (strpbrk(cmd, ";&|<>()$`\\\"'*?[]~{}=#\n")) {
+		shell[2] = cmd;
+		return (char **)shell;
+	}
+	copy = strdup(cmd);
+	argv = calloc(strlen(cmd) / 2 + 2, sizeof(*argv));
+	if (!copy || !argv) {
+		free(copy);
+		free(argv);
+		return NULL;
+	}
+	for (argv[n] = strtok_r(copy, " \t", &save); argv[n];
+	     argv[++n] = strtok_r(NULL, " \t", &save))
+		;
+	return argv;
+}
+
+static void cmd_argv_free(char **argv)
+{
+	if (!argv || !strcmp(argv[0], "/bin/sh"))
+		return;
+	free(argv[0]);
+	free(argv);
 }
 
 /*
@@ -98,15 +121,22 @@ static const char *shell_cmd(const char *cmd)
  */
 static int launch(struct session *s)
 {
+	char **argv = cmd_argv(s->o->cmd);
 	int pfd[2];
 	char c;
 	pid_t pid;
 
-	if (pipe2(pfd, O_CLOEXEC))
+	if (!argv)
+		return -ENOMEM;
+	if (pipe2(pfd, O_CLOEXEC)) {
+		cmd_argv_free(argv);
 		return -errno;
+	}
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		cmd_argv_free(argv);
 		return -errno;
+	}
 	if (pid == 0) {
 		sigset_t none;
 
@@ -115,9 +145,10 @@ static int launch(struct session *s)
 		close(pfd[1]);
 		if (read(pfd[0], &c, 1) != 1)
 			_exit(127);	/* scry gave up before attaching */
-		execl("/bin/sh", "sh", "-c", shell_cmd(s->o->cmd), (char *)NULL);
+		execvp(argv[0], argv);
 		_exit(127);
 	}
+	cmd_argv_free(argv);
 	close(pfd[0]);
 	s->child = pid;
 	s->release_fd = pfd[1];

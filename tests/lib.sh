@@ -67,23 +67,23 @@ scry_bg() {
 # keep their labels.
 rows() {
 	awk '
-	function flush_key() { key = ""; }
-	/^              [^ ]/ {
-		if (inhist) { inhist = 0; key = "" }
-		f = $0; sub(/^ +/, "", f); sub(/\+0x[0-9a-f]+$/, "", f)
-		key = key (key == "" ? "" : ";") f; next
-	}
-	/^ +value +-+ Distribution -+ count/ { inhist = 1; next }
 	inhist && /\|/ {
 		split($0, a, "|"); v = a[1]; gsub(/^ +| +$/, "", v)
 		n = a[2]; sub(/^[@ ]*/, "", n); gsub(/ +$/, "", n)
 		print key "\t" v "\t" n; next
 	}
-	/^  [^ ]/ && !inhist {
+	/^ +value +-+ Distribution -+ count/ { inhist = 1; next }
+	/^              [^ ]/ {
+		if (inhist) { inhist = 0; key = "" }
+		f = $0; sub(/^ +/, "", f); sub(/\+0x[0-9a-f]+$/, "", f)
+		key = key (key == "" ? "" : ";") f; next
+	}
+	/^  calls: / { next }
+	/^  [^ ]/ {
+		if (inhist) { inhist = 0; key = "" }
 		c = $0; gsub(/^ +| +$/, "", c)
 		key = key (key == "" ? "" : ";") c; next
 	}
-	/^  [^ ]/ && inhist { inhist = 0; c = $0; gsub(/^ +| +$/, "", c); key = c; next }
 	' "$1"
 }
 

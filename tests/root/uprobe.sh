@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0
+# User-space probes against malloc_wl's known calls: exact counts, bytes,
+# sizes per stack; predicates in the kernel; uretprobe retval/latency;
+# USDT arguments; a million calls with nothing lost.
+. "$(dirname "$0")/../lib.sh"
+
+MWL=$WL/malloc_wl
+
+# printa count/sum rows: "frames;...<TAB>value" (value on its own line)
+vals() {
+	awk '
+	/^              [^ ]/ { f = $0; sub(/^ +/, "", f); sub(/\+0x[0-9a-f]+$/, "", f)
+		key = key (key == "" ? "" : ";") f; next }
+	/^ +-?[0-9]+$/ { v = $1; print key "\t" v; key = ""; next }
+	' "$1"
+}
+val_of() {	# FILE PATTERN: sum of values of rows whose key matches
+	vals "$1" | awk -F'\t' -v pat="$2" '$1 ~ pat { s += $2 } END { print s + 0 }'
+}
+
+# scry malloc: calls, bytes and sizes per stack, totals at the end
+"$SCRY" malloc -q -c "$MWL sizes" >"$TMP/m.out" 2>"$TMP/m.err"
+check_eq "malloc: exit status" $? 0
+cmp_calls=$(grep -o 'cmp_calls=[0-9]*' "$TMP/m.out" | cut -d= -f2)
+calls_of() { awk -v pat="$2" '
+	/^              [^ ]/ { key = key ";" $0; next }
+	/^  calls: / { if (key ~ pat) { gsub(/,/, ""); c += $2; b += $4 } key = ""; next }
+	END { print c + 0, b + 0 }' "$1"; }
+check_eq "malloc: small_allocs: 100000 calls, 4800000 bytes" "$(calls_of "$TMP/m.out" 'malloc_wl`small_allocs')" "100000 4800000"
+check_eq "malloc: big_allocs: 200 calls, 200 MiB" "$(calls_of "$TMP/m.out" 'malloc_wl`big_allocs')" "200 209715200"
+check_eq "malloc: cmp_alloc through qsort's callback: $cmp_calls calls of 24 B" \
+	"$(calls_of "$TMP/m.out" 'malloc_wl`cmp_alloc.*malloc_wl`cmp')" "$cmp_calls $((cmp_calls * 24))"
+check_eq "malloc: 48-byte calls sit in the [32, 64) bucket" \
+	"$(sum_rows "$TMP/m.out" 'small_allocs' 32)" 100000
+check_eq "malloc: 1 MiB calls sit in the [1 MiB, 2 MiB) bucket" \
+	"$(sum_rows "$TMP/m.out" 'big_allocs' 1048576)" 200
+check "malloc: the immediate caller is in the stack (malloc <- small_allocs <- main)" \
+	grep -A1 'libc.so.6`malloc$' "$TMP/m.out" -q
+check "malloc: ends with totals" grep -Eq '^total calls: [0-9]+, bytes: [0-9]+ \(' "$TMP/m.out"
+check "malloc: stacks read malloc, then the caller, then main" \
+	bash -c "tr -d '\n' <'$TMP/m.out' | grep -q 'libc.so.6\`malloc *malloc_wl\`small_allocs+0x[0-9a-f]* *malloc_wl\`main+'"
+
+# a predicate on arg0 isolates the big allocations, in the kernel
+"$SCRY" -q -c "$MWL sizes" 'uprobe:libc:malloc /arg0 > 4096/ { @[ustack] = quantize(arg0) }' >"$TMP/p.out" 2>&1
+check_eq "predicate arg0 > 4096: exactly the 200 big allocations from big_allocs" \
+	"$(rows "$TMP/p.out" | awk -F'\t' '$1 ~ /big_allocs/ { s += $3 } END { print s + 0 }')" 200
+check_eq "predicate arg0 > 4096: nothing from small_allocs or cmp_alloc" \
+	"$(rows "$TMP/p.out" | grep -Ec 'small_allocs|cmp_alloc')" 0
+
+# -p: attach to one process only
+mkfifo "$TMP/gate"
+"$MWL" sizes "$TMP/gate" >"$TMP/wl.out" &
+wl=$!
+CLEANUP+=("kill -9 $wl")
+scry_bg "$TMP/pp.out" "$TMP/pp.err" -p $wl 'uprobe:libc:malloc { @[ustack] = sum(arg0) }'
+"$MWL" sizes >/dev/null	# another process: not traced
+echo go >"$TMP/gate"
+wait $wl
+wait $SCRY_PID
+check_eq "-p: exit status when the process exits" $? 0
+check_eq "-p: sum(arg0) under small_allocs is 4800000 (this pid only)" "$(val_of "$TMP/pp.out" 'small_allocs')" 4800000
+check_eq "-p: sum(arg0) under big_allocs is 209715200" "$(val_of "$TMP/pp.out" 'big_allocs')" 209715200
+
+# a million calls: in-kernel aggregation loses nothing
+"$SCRY" -q -c "$MWL rate 1000000" 'uprobe:libc:malloc /arg0 == 16/ { @[ustack] = count() }' >"$TMP/r.out" 2>"$TMP/r.err"
+check_eq "1000000 calls counted exactly under hot_loop" "$(val_of "$TMP/r.out" 'hot_loop')" 1000000
+check "no drops reported" bash -c "! grep -q drop '$TMP/r.err'"
+
+# folded: any stack-keyed aggregation, the value as the count
+"$SCRY" -q --folded -c "$MWL sizes" 'uprobe:libc:malloc { @[ustack] = sum(arg0) }' >"$TMP/f.out" 2>&1
+check_eq "--folded sum(arg0): main;small_allocs;malloc 4800000" \
+	"$(grep -E ';main;small_allocs;malloc ' "$TMP/f.out" | awk '{ s += $NF } END { print s + 0 }')" 4800000
+
+# uretprobe: retval and latency of slow_fn (20 ms, returns 42), 5 calls
+"$SCRY" -q -c "$MWL slow 5" "uretprobe:$MWL:slow_fn { @[retval] = count() }" >"$TMP/u.out" 2>&1
+check_eq "uretprobe retval: 42 seen 5 times" "$(awk 'NF == 2 && $1 == 42 { print $2 }' "$TMP/u.out")" 5
+"$SCRY" -q -c "$MWL slow 5" "uretprobe:$MWL:slow_fn { @ = quantize(latency) }" >"$TMP/l.out" 2>&1
+check_eq "uretprobe latency: 5 calls of 20 ms in [16.7 ms, 33.5 ms)" "$(sum_rows "$TMP/l.out" '' 16777216)" 5
+"$SCRY" -q -c "$MWL slow 5" "uretprobe:$MWL:slow_fn /latency > 1000000000/ { @ = count() }" >"$TMP/l2.out" 2>&1
+check "uretprobe: a latency predicate filters all of them out" bash -c "! grep -q '[0-9]' '$TMP/l2.out'"
+
+# USDT: 7 firings of scry_test:tick(i, 2i)
+"$SCRY" -q -c "$MWL usdt 7" "usdt:$MWL:scry_test:tick { @[arg0] = count() }" >"$TMP/s.out" 2>&1
+check_eq "usdt: arg0 takes 0..6 once each" "$(awk 'NF == 2 && $2 == 1 { n++ } END { print n + 0 }' "$TMP/s.out")" 7
+"$SCRY" -q -c "$MWL usdt 7" "usdt:$MWL:scry_test:tick { @ = sum(arg1) }" >"$TMP/s2.out" 2>&1
+check_eq "usdt: sum(arg1) = 2 * (0 + ... + 6) = 42" "$(awk 'NF == 1 && /[0-9]/ { print $1 }' "$TMP/s2.out")" 42
+
+# -l
+"$SCRY" -l 'uprobe:libc:mall*' >"$TMP/list.out"
+check "-l lists malloc" grep -q ':malloc$' "$TMP/list.out"
+check "-l lists only glob matches" bash -c "! grep -v ':mall[^:]*$' '$TMP/list.out' | grep -q ."
+"$SCRY" -l "usdt:$MWL" >"$TMP/lu.out"
+check "-l lists the USDT probe" grep -q ':scry_test:tick' "$TMP/lu.out"
+
+# bad input: a clear line and exit 2
+expect() {	# DESCRIPTION STATUS REGEX -- ARGS...
+	local what=$1 want=$2 re=$3
+	shift 4
+	"$@" >"$TMP/e.out" 2>"$TMP/e.err"
+	check_eq "$what: exit status" $? $want
+	if grep -Eq -- "$re" "$TMP/e.err"; then ok "$what: message"; else fail "$what: message: want /$re/, got: $(head -3 "$TMP/e.err")"; fi
+}
+expect "unknown library" 2 "^scry: library 'libnosuch' not found" -- "$SCRY" -d 1 'uprobe:libnosuch:malloc { @ = count() }'
+expect "unknown function" 2 "^scry: function 'maloc' not found in .*libc.so.6; did you mean: malloc" -- "$SCRY" -d 1 'uprobe:libc:maloc { @ = count() }'
+expect "unknown probe kind" 2 "^scry: unknown probe kind 'kprobe'" -- "$SCRY" 'kprobe:vfs_read { @ = count() }'
+expect "bad predicate field" 2 "^scry: unknown field 'bogus'" -- "$SCRY" 'uprobe:libc:malloc /bogus > 1/ { @ = count() }'
+expect "retval at a uprobe" 2 "^scry: 'retval' needs a probe with a return: use uretprobe" -- "$SCRY" 'uprobe:libc:malloc /retval > 1/ { @ = count() }'
+expect "unterminated string" 2 "^scry: unterminated string at column" -- "$SCRY" 'uprobe:libc:malloc /comm == "abc/ { @ = count() }'
+expect "unknown USDT probe" 2 "scry_test" -- "$SCRY" -d 1 "usdt:$MWL:scry_test:nosuch { @ = count() }"
+check "no probe left behind" no_scry_bpf
