@@ -7,11 +7,13 @@
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <gelf.h>
 #include <limits.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -313,7 +315,8 @@ static int cands_pick(struct cands *c, char *path, size_t pathlen)
 {
 	size_t i;
 
-	qsort(c->v, c->n, sizeof(*c->v), cand_cmp);
+	if (c->n)
+		qsort(c->v, c->n, sizeof(*c->v), cand_cmp);
 	for (i = 0; i < c->n; i++) {
 		if (elf_sniff(c->v[i].path, true))
 			continue;
@@ -795,6 +798,7 @@ struct sym {
 	bool defined;
 	bool deflt;		/* unversioned or the default version */
 	bool local;
+	bool ifunc;		/* STT_GNU_IFUNC: value is the resolver's */
 	unsigned int order;
 };
 
@@ -892,6 +896,7 @@ static int load_table(struct elf *f, Elf_Scn *scn, GElf_Shdr *sh,
 		sym.value = st.st_value;
 		sym.defined = st.st_shndx != SHN_UNDEF && st.st_value != 0;
 		sym.local = GELF_ST_BIND(st.st_info) == STB_LOCAL;
+		sym.ifunc = type == STT_GNU_IFUNC;
 		sym.deflt = true;
 		sym.baselen = strlen(sym.name);
 		at = strchr(sym.name, '@');
@@ -1102,6 +1107,54 @@ static void func_not_found(const struct syms *s, const struct query *q,
 		sb_add(msg, "?");
 }
 
+/*
+ * An IFUNC symbol's value is its resolver, which runs once at relocation
+ * time: a probe there never fires for calls. When this process has the
+ * same file loaded (libc, typically), ask the dynamic linker which
+ * implementation the resolver chose, on this CPU as for every process
+ * here, and give its address as a link-time address of the file.
+ * RTLD_NOLOAD: nothing new is loaded; only the resolver of a library
+ * already loaded here runs (dlsym calls it).
+ */
+static int ifunc_target(const char *path, const struct sym *sym, __u64 *vaddr)
+{
+	struct link_map *lm = NULL, *at = NULL;
+	char base[LEV_MAX + 1];
+	Dl_info info;
+	void *h, *addr;
+	int err = -ENOENT;
+
+	if (sym->local || sym->baselen > LEV_MAX)
+		return -ENOENT;	/* dlsym sees only global symbols */
+	memcpy(base, sym->name, sym->baselen);
+	base[sym->baselen] = '\0';
+	h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+	if (!h)
+		return -ENOENT;
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) || !lm)
+		goto out;
+	addr = sym->ver ? dlvsym(h, base, sym->ver) : dlsym(h, base);
+	if (!addr || !dladdr1(addr, &info, (void **)&at, RTLD_DL_LINKMAP) ||
+	    at != lm)
+		goto out;	/* another object's */
+	*vaddr = (__u64)(uintptr_t)addr - (__u64)lm->l_addr;
+	err = 0;
+out:
+	dlclose(h);
+	return err;
+}
+
+/* File offset of @sym's code (an IFUNC's chosen implementation if known). */
+static int sym_offset(struct elf *f, const struct sym *sym, __u64 *off)
+{
+	__u64 vaddr;
+
+	if (sym->ifunc && !ifunc_target(f->path, sym, &vaddr) &&
+	    !vaddr_to_off(f, vaddr, off))
+		return 0;
+	return vaddr_to_off(f, sym->value, off);
+}
+
 int resolve_func(const char *path, const char *func, __u64 *offset,
 		 char *err, size_t errlen)
 {
@@ -1141,7 +1194,7 @@ int resolve_func(const char *path, const char *func, __u64 *offset,
 		ret = -ENOENT;
 		goto out;
 	}
-	ret = vaddr_to_off(&f, best->value, offset);
+	ret = sym_offset(&f, best, offset);
 	if (ret)
 		sb_add(&msg, "function '%s' at 0x%llx is outside the loadable segments of %s",
 		       func, (unsigned long long)best->value,
@@ -1229,7 +1282,7 @@ int resolve_funcs(const char *path, const char *glob,
 		if (nr && !strncmp(res[nr - 1].name, sym->name, sym->baselen) &&
 		    res[nr - 1].name[sym->baselen] == '\0')
 			continue;	/* another definition of the same name */
-		if (vaddr_to_off(&f, sym->value, &off))
+		if (sym_offset(&f, sym, &off))
 			continue;
 		res[nr].name = strndup(sym->name, sym->baselen);
 		if (!res[nr].name) {

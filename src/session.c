@@ -68,9 +68,11 @@ static int on_notice(void *ctx, void *data, size_t len)
 
 	if (len < sizeof(*n))
 		return 0;
-	if (n->kind == SCRY_NOTICE_MAPS)
-		syms_refresh_pid(s->syms, n->pid);
-	else
+	/*
+	 * Re-read even a pid snapshotted at start (-p): it may have been a
+	 * fork not yet exec'ed then. If it is gone, the old snapshot stays.
+	 */
+	if (syms_refresh_pid(s->syms, n->pid))
 		syms_add_pid(s->syms, n->pid);
 	return 0;
 }

@@ -30,6 +30,16 @@ check_eq() {
 	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1: got '$2', want '$3'"; fi
 }
 
+# check_status DESCRIPTION GOT WANT STDERR-FILE: on failure show scry's stderr
+check_status() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		fail "$1: got '$2', want '$3'"
+		sed 's/^/#   /' "$4" | head -20
+	fi
+}
+
 # check_range DESCRIPTION GOT LOW HIGH (integers, inclusive)
 check_range() {
 	if [ "$2" -ge "$3" ] 2>/dev/null && [ "$2" -le "$4" ]; then

@@ -9,7 +9,7 @@ for sig in INT TERM; do
 	check "SIG$sig: probes attached while running" bash -c "bpftool prog list | grep -q offcpu_switch"
 	kill -$sig $SCRY_PID
 	wait $SCRY_PID
-	check_eq "SIG$sig: exit status" $? 0
+	check_status "SIG$sig: exit status" $? 0 "$TMP/$sig.err"
 	check "SIG$sig: prints what was gathered" grep -q 'Distribution' "$TMP/$sig.out"
 	check "SIG$sig: nothing left attached" no_scry_bpf
 done

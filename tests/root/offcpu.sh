@@ -28,7 +28,7 @@ check_ground_truth() {	# LABEL FILE
 
 # -c: run the command, stop when it exits
 "$SCRY" offcpu -q -c "$WL/offcpu_wl $N $M" >"$TMP/c.out" 2>"$TMP/c.err"
-check_eq "-c: exit status" $? 0
+check_status "-c: exit status" $? 0 "$TMP/c.err"
 check_ground_truth "-c" "$TMP/c.out"
 check "-c: header names the unit" grep -q '^off-CPU time (ns)' "$TMP/c.out"
 
@@ -42,7 +42,7 @@ scry_bg "$TMP/p.out" "$TMP/p.err" offcpu -p $wl
 echo go >"$TMP/gate"
 wait $wl
 wait $SCRY_PID
-check_eq "-p: scry exits 0 when the traced process exits" $? 0
+check_status "-p: scry exits 0 when the traced process exits" $? 0 "$TMP/p.err"
 check_ground_truth "-p (process exited first)" "$TMP/p.out"
 
 # --folded: comm;user frames;kernel frames_[k] MICROSECONDS
@@ -74,6 +74,6 @@ start=$(date +%s%N)
 "$SCRY" offcpu -q -d 1 >"$TMP/sys.out" 2>"$TMP/sys.err"
 rc=$?
 el=$((($(date +%s%N) - start) / 1000000))
-check_eq "-d 1: exit status" $rc 0
+check_status "-d 1: exit status" $rc 0 "$TMP/sys.err"
 check_range "-d 1: stops after about a second (ms)" "$el" 900 5000
 check "-d 1: system-wide output has histograms" grep -q 'Distribution' "$TMP/sys.out"

@@ -20,7 +20,7 @@ val_of() {	# FILE PATTERN: sum of values of rows whose key matches
 
 # scry malloc: calls, bytes and sizes per stack, totals at the end
 "$SCRY" malloc -q -c "$MWL sizes" >"$TMP/m.out" 2>"$TMP/m.err"
-check_eq "malloc: exit status" $? 0
+check_status "malloc: exit status" $? 0 "$TMP/m.err"
 cmp_calls=$(grep -o 'cmp_calls=[0-9]*' "$TMP/m.out" | cut -d= -f2)
 calls_of() { awk -v pat="$2" '
 	/^              [^ ]/ { key = key ";" $0; next }
@@ -57,7 +57,7 @@ scry_bg "$TMP/pp.out" "$TMP/pp.err" -p $wl 'uprobe:libc:malloc { @[ustack] = sum
 echo go >"$TMP/gate"
 wait $wl
 wait $SCRY_PID
-check_eq "-p: exit status when the process exits" $? 0
+check_status "-p: exit status when the process exits" $? 0 "$TMP/pp.err"
 check_eq "-p: sum(arg0) under small_allocs is 4800000 (this pid only)" "$(val_of "$TMP/pp.out" 'small_allocs')" 4800000
 check_eq "-p: sum(arg0) under big_allocs is 209715200" "$(val_of "$TMP/pp.out" 'big_allocs')" 209715200
 
