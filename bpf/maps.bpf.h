@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Maps and per-CPU scratch shared by every part of the engine. */
 #ifndef SCRY_MAPS_BPF_H
 #define SCRY_MAPS_BPF_H

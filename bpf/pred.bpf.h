@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The shared filter step: a bounded interpreter over a postfix predicate
  * program that plan.c compiles into .rodata. The program is constant

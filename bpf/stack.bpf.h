@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * scry's own stack store: frames hashed by content into the `stacks` map,
  * so two different stacks never share an id and nothing is lost silently

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: GPL-2.0
 /*
  * attach: open the engine skeleton, write the plan into .rodata, size the
  * maps, load only the programs the plan's source needs, attach them.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: GPL-2.0
 /*
  * drain: read the aggregation map key by key, turn each key into the
  * plan's columns (stacks symbolized through the stack store), and collect

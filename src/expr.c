@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The probe-expression parser: syntax only. A small lexer hands out one
  * token of lookahead with its column; one recursive-descent function per

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: GPL-2.0
 /*
  * scry: options, the table of questions, exit status. Nothing else: a
  * question expands to an expression, the expression becomes a plan, the

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Folded stacks, the input of flamegraph.pl and most flame graph tools:
  * "frame;frame;frame VALUE", one line per row, root first.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Text output in DTrace's printa layout (libdtrace dt_consume.c): key
  * columns, then the value or a quantize/lquantize histogram, and the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: GPL-2.0
 /*
  * source_sched: the offcpu probe. sched_switch as tp_btf (typed, no
  * tracefs), plus sched_process_exit to drop the parked state of threads

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Symbolizer: kernel addresses through /proc/kallsyms, user addresses
  * through per-process mapping snapshots and per-file ELF symbol tables.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Types exchanged between the BPF engine (bpf/scry.bpf.c) and the
  * frontend. No logic lives here: only the shapes of keys, values, stacks,

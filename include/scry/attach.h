@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * attach: plan -> the engine's skeleton, configured, loaded and attached.
  * Every attachment is an fd-based bpf_link, so nothing outlives scry, not

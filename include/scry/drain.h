@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * drain: the kernel's aggregation, stack store and loss counters ->
  * a symbolized struct report. Runs after the probes are detached.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The probe-expression language, syntax only (plan.c gives it meaning):
  *
@@ -9,9 +9,9 @@
  *               a part may be double-quoted to hold those characters)
  *   pred     := or
  *   or       := and ( '||' and )*
- *   and      := unary ( '&&' unary )*
- *   unary    := '!' unary | cmp
- *   cmp      := operand [ ( '==' | '!=' | '<' | '<=' | '>' | '>=' ) operand ]
+ *   and      := cmp ( '&&' cmp )*
+ *   cmp      := unary [ ( '==' | '!=' | '<' | '<=' | '>' | '>=' ) unary ]
+ *   unary    := '!' unary | operand
  *   operand  := ident | number | string | '(' pred ')'
  *   ident    := [A-Za-z_][A-Za-z0-9_]* ( '.' [A-Za-z_][A-Za-z0-9_]* )*
  *   number   := decimal | 0x hex, optionally negative

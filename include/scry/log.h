@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Diagnostics go to stderr as "scry: <object>: <what failed>[: fix]". */
 #ifndef SCRY_LOG_H
 #define SCRY_LOG_H

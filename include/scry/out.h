@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Output formats. Each printer takes a FILE and a report, checks every
  * write, and returns 0 or a negative errno (-EIO when the stream failed).

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * plan: an expression's meaning. Checks probe kinds, field names and
  * aggregation functions against what each probe provides, compiles the

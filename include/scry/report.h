@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The drained, symbolized result of a run: what every output format
  * prints. Printers see only this, never BPF maps, so they are unit tested

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * session: one run from attach to printed output. Holds the options that
  * outlive parsing, the traced processes and the stop conditions.

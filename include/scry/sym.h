@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Symbolization: kernel addresses through /proc/kallsyms, user addresses
  * through each process's mappings captured when the pid is first seen,

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * libFuzzer target for the probe-expression parser. Whatever the input:
  * no crash, no leak, no undefined behaviour; a rejected input's error

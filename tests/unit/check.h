@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Minimal unit-test harness. Each CHECK prints one line, "ok - what" or
  * "FAIL - what (file:line): detail"; tests/run counts those lines across

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The probe-expression parser: every grammar rule, every error message
  * with its column, the AST it builds, the canonical form and round trips.

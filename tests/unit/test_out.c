@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Output formats on synthetic reports, compared byte for byte with the
  * files in tests/golden/ (out_<case>.txt).

@@ -538,6 +538,19 @@ static void test_ld_cache(void)
 	/* libscrybad.so ranks first but is no ELF file */
 	expect_lib("libscrybad", 0, fx);
 
+	/* NAME beats NAME.so beats NAME.so.*, whatever the cache's order */
+	e[0] = (struct entry){ "libscrypref.so.1", fx_usdt };
+	e[1] = (struct entry){ "libscrypref.so", fx };
+	e[2] = (struct entry){ "libscrypref", fx_many };
+	CHECK_INT(write_cache(file, e, 2, 0), 0, "write a cache: .so.1, .so");
+	expect_lib("libscrypref", 0, fx);
+	CHECK_INT(write_cache(file, e, 3, 0), 0, "write a cache: .so.1, .so, exact");
+	expect_lib("libscrypref", 0, fx_many);
+	expect_lib("scrypref", 0, fx);
+	e[0] = (struct entry){ "libscrybad.so", notelf };
+	e[1] = (struct entry){ "libscrybad.so.1", fx };
+	e[2] = (struct entry){ "libscryfake.so.1", fx };
+
 	CHECK_INT(write_cache(file, e, 3, 1), 0, "write an old+new cache");
 	expect_lib("libscryfake", 0, fx);
 
@@ -925,6 +938,55 @@ static int rnote_cmp(const void *a, const void *b)
 	return c;
 }
 
+/*
+ * Prelink moves sections but not the addresses notes record: a note's
+ * base that differs from .stapsdt.base's address shifts its pc (and
+ * semaphore) by the difference. Make that happen in a copy of the
+ * fixture by lowering the first note's base by 0x10.
+ */
+static void test_usdt_moved(void)
+{
+	struct resolve_usdt *u = NULL;
+	char copy[PATH_MAX], line[512], name[64];
+	unsigned long long off = 0, base, pc;
+	struct rnote rn[16];
+	size_t n = 0;
+	FILE *p, *f;
+	int got = 0;
+
+	snprintf(copy, sizeof(copy), "%s/scry_fx_moved", tmp);
+	CHECK_INT(sh("cp '%s' '%s'", fx_usdt, copy), 0, "copy USDT fixture");
+	p = popenf("readelf -S -W '%s'", copy);
+	while (p && fgets(line, sizeof(line), p))
+		if (sscanf(line, " [%*d] %63s %*s %*x %llx", name, &off) == 2 &&
+		    !strcmp(name, ".note.stapsdt"))
+			got = 1;
+	if (p)
+		pclose(p);
+	CHECK(got, "readelf: .note.stapsdt's file offset");
+	f = fopen(copy, "r+");
+	/* namesz, descsz, type, "stapsdt\0", then pc, base, semaphore */
+	got = f && !fseek(f, (long)(off + 12 + 8), SEEK_SET) &&
+	      fread(&pc, 8, 1, f) == 1 && fread(&base, 8, 1, f) == 1 &&
+	      !fseek(f, (long)(off + 12 + 8 + 8), SEEK_SET);
+	base -= 0x10;
+	got = got && fwrite(&base, 8, 1, f) == 1;
+	if (f)
+		fclose(f);
+	CHECK(got, "patch the first note's base");
+	CHECK_INT(readelf_notes(copy, rn, 16), 4, "readelf: patched copy has 4 notes");
+	CHECK(rn[0].pc == pc, "readelf: first note's pc unchanged");
+
+	CHECK_INT(resolve_usdts(copy, rn[0].provider, rn[0].name, &u, &n), 0,
+		  "moved: list the first note's probe");
+	got = 0;
+	for (size_t i = 0; i < n; i++)
+		got += u[i].pc == pc + 0x10 &&
+		       u[i].offset == readelf_off(copy, pc + 0x10);
+	CHECK_INT(got, 1, "moved: pc and offset shifted by base's difference");
+	resolve_usdts_free(u, n);
+}
+
 static void test_usdt(void)
 {
 	struct resolve_usdt *u = NULL;
@@ -1025,6 +1087,7 @@ int main(void)
 	test_func_fixture();
 	test_globs();
 	test_usdt();
+	test_usdt_moved();
 	sh("rm -rf '%s'", tmp);
 	return CHECK_DONE();
 }

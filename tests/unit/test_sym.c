@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Symbolizer tests against real processes: this binary, libc, a forked
  * child that is gone before lookup, a copy of this binary deleted while

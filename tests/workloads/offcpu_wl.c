@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Off-CPU ground truth: N sleeps of 10 ms from sleep_short(), then M of
  * 50 ms from sleep_long(), each one nanosleep and so one off-CPU period.
