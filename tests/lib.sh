@@ -25,9 +25,15 @@ check() {
 	if "$@"; then ok "$what"; else fail "$what"; fi
 }
 
-# check_eq DESCRIPTION GOT WANT
+# check_eq DESCRIPTION GOT WANT [FILE]: on failure show FILE's rows
 check_eq() {
-	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1: got '$2', want '$3'"; fi
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		fail "$1: got '$2', want '$3'"
+		[ -n "${4:-}" ] && rows "$4" | sed 's/^/#   /' | head -40
+	fi
+	return 0
 }
 
 # check_status DESCRIPTION GOT WANT STDERR-FILE: on failure show scry's stderr
@@ -101,6 +107,21 @@ rows() {
 sum_rows() {
 	rows "$1" | awk -F'\t' -v pat="$2" -v val="$3" \
 		'$1 ~ pat && $2 == val { s += $3 } END { print s + 0 }'
+}
+
+# expect DESCRIPTION STATUS MESSAGE-REGEX -- ARGS...: run ARGS, check the
+# exit status and that stderr matches the regex
+expect() {	# DESCRIPTION STATUS MESSAGE-REGEX -- ARGS...
+	local what=$1 want=$2 re=$3
+	shift 4
+	"$@" >"$TMP/e.out" 2>"$TMP/e.err"
+	local rc=$?
+	check_eq "$what: exit status" $rc $want
+	if grep -Eq -- "$re" "$TMP/e.err"; then
+		ok "$what: message"
+	else
+		fail "$what: message: want /$re/, got: $(head -3 "$TMP/e.err")"
+	fi
 }
 
 # no_scry_bpf: true when no program or link of scry's stays loaded

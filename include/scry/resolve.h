@@ -10,7 +10,10 @@
  * .dynsym. Their names may carry a symbol version, "malloc@@GLIBC_2.2.5"
  * (the default version) or "memcpy@GLIBC_2.2.5" (an older one); a name
  * written without a version matches every version and resolves to the
- * default one.
+ * default one. For an STT_GNU_IFUNC symbol (memcpy, strlen, ...) the
+ * file only names the resolver, which runs once at load time; when this
+ * process has the same file loaded (libc), the offset is that of the
+ * implementation the dynamic linker picks on this machine instead.
  *
  * Functions taking @err/@errlen write a one-line message that names the
  * fix into @err on failure (nothing when @err is NULL or @errlen is 0);
@@ -37,7 +40,8 @@ struct resolve_usdt {
 	char *name;		/* "request_start" */
 	char *args;		/* "-4@%edi 8@%rsi", "" when it has none */
 	__u64 pc;		/* probe address as the note records it */
-	__u64 offset;		/* file offset of the probe instruction */
+	__u64 offset;		/* file offset of the probe instruction, 0 if
+				 * no PT_LOAD holds it (relocatable files) */
 	__u64 semaphore;	/* address of its semaphore, 0 if none */
 };
 
@@ -46,12 +50,15 @@ struct resolve_usdt {
  * @lib: as the user writes it. With a '/' it is a path ("./server",
  *	"/usr/lib/x86_64-linux-gnu/libc.so.6"), taken as given. Otherwise it
  *	is a bare name ("libc", "c", "libc.so.6", "libpthread", "bash"),
- *	matched against file names NAME, NAME.so, NAME.so.*, libNAME.so and
- *	libNAME.so.*, best first in that order.
+ *	matched against file names NAME, NAME.so, NAME.so.*, libNAME.so,
+ *	libNAME.so.*, NAME-VERSION.so and libNAME-VERSION.so, best first in
+ *	that order; only ELF files for this machine count.
  * @pid: when > 0, search only the files that process maps (its
  *	/proc/PID/maps: the executable and its libraries). Otherwise search
  *	the ld.so cache, then /lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu,
- *	/lib64 and /usr/lib, then $PATH (exact program names only).
+ *	/lib64 and /usr/lib, then $PATH (exact program names only). A name
+ *	the process does not map is an error even if it may dlopen() it
+ *	later: give a path then.
  * @path, @pathlen: receive the absolute path (symlinks resolved, except
  *	that paths from a process's maps are kept as the kernel shows them).
  * @err, @errlen: receive the reason on failure.
@@ -116,7 +123,8 @@ void resolve_usdts_free(struct resolve_usdt *u, size_t n);
 
 /*
  * Check that the ELF file @path has at least one USDT probe matching
- * @provider and @name (fnmatch(3) globs; plain names match exactly).
+ * @provider and @name (fnmatch(3) globs; plain names match exactly, as
+ * bpf_program__attach_usdt() needs them).
  * @err, @errlen: receive the reason on failure, listing up to 5 of the
  *	probes @path has, closest to the request first.
  *
@@ -129,8 +137,10 @@ int resolve_usdt_check(const char *path, const char *provider,
 /*
  * Read the ld.so cache from @file instead of /etc/ld.so.cache (NULL: the
  * default again), e.g. for a root filesystem mounted elsewhere or tests.
- * When the file cannot be read or parsed, resolve_lib() falls back to
- * the output of "ldconfig -p". Not thread-safe.
+ * resolve_lib() parses the "glibc-ld.so.cache1.1" format itself (alone
+ * or after an old "ld.so-1.7.0" part); when the file cannot be read or
+ * holds no such part, it falls back to the output of
+ * "/sbin/ldconfig -p -C FILE". Not thread-safe.
  */
 void resolve_set_ld_cache(const char *file);
 

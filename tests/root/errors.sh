@@ -3,18 +3,6 @@
 # usage errors, 1 for runtime failures.
 . "$(dirname "$0")/../lib.sh"
 
-expect() {	# DESCRIPTION STATUS MESSAGE-REGEX -- ARGS...
-	local what=$1 want=$2 re=$3
-	shift 4
-	"$@" >"$TMP/e.out" 2>"$TMP/e.err"
-	local rc=$?
-	check_eq "$what: exit status" $rc $want
-	if grep -Eq -- "$re" "$TMP/e.err"; then
-		ok "$what: message"
-	else
-		fail "$what: message: want /$re/, got: $(head -3 "$TMP/e.err")"
-	fi
-}
 
 expect "no such pid" 2 '^scry: -p: pid 999999999: no such process$' -- "$SCRY" offcpu -p 999999999
 expect "bad pid" 2 "^scry: -p: invalid value 'abc'" -- "$SCRY" offcpu -p abc
@@ -29,7 +17,7 @@ expect "not root" 1 '^scry: permission denied: tracing needs root \(CAP_BPF and 
 	-- setpriv --reuid=65534 --regid=65534 --clear-groups "$SCRY" offcpu -d 1
 # an empty tmpfs over /sys/kernel/btf, in a private mount namespace
 expect "no BTF" 1 '^scry: this kernel has no BTF .*CONFIG_DEBUG_INFO_BTF=y$' \
-	-- unshare -m sh -c "mount -t tmpfs none /sys/kernel/btf && exec '$SCRY' offcpu -d 1"
+	-- unshare -m --propagation unchanged sh -c "mount --make-rprivate /sys && mount -t tmpfs none /sys/kernel/btf && exec '$SCRY' offcpu -d 1"
 
 "$SCRY" --help >"$TMP/h.out"
 check_eq "--help: exit status" $? 0

@@ -10,7 +10,7 @@ LONG_BUCKET=33554432	# [2^25, 2^26) ns holds 50 ms
 check_ground_truth() {	# LABEL FILE
 	local f=$2
 	check_eq "$1: $N sleeps of 10 ms in bucket $SHORT_BUCKET under sleep_short" \
-		"$(sum_rows "$f" 'nanosleep.*sleep_short' $SHORT_BUCKET)" $N
+		"$(sum_rows "$f" 'nanosleep.*sleep_short' $SHORT_BUCKET)" $N "$f"
 	check_eq "$1: $M sleeps of 50 ms in bucket $LONG_BUCKET under sleep_long" \
 		"$(sum_rows "$f" 'nanosleep.*sleep_long' $LONG_BUCKET)" $M
 	check_eq "$1: nothing else in sleep_short's nanosleep rows" \

@@ -71,6 +71,27 @@ check "no drops reported" bash -c "! grep -q drop '$TMP/r.err'"
 check_eq "--folded sum(arg0): main;small_allocs;malloc 4800000" \
 	"$(grep -E ';main;small_allocs;malloc ' "$TMP/f.out" | awk '{ s += $NF } END { print s + 0 }')" 4800000
 
+# min, max, avg, lquantize against the known sizes
+for agg in min max avg; do
+	"$SCRY" -q -c "$MWL sizes" "uprobe:libc:malloc { @[ustack] = $agg(arg0) }" >"$TMP/$agg.out" 2>&1
+	check_eq "$agg(arg0) under small_allocs is 48" "$(val_of "$TMP/$agg.out" 'small_allocs')" 48
+	check_eq "$agg(arg0) under big_allocs is 1048576" "$(val_of "$TMP/$agg.out" 'big_allocs')" 1048576
+done
+"$SCRY" -q -c "$MWL sizes" 'uprobe:libc:malloc { @[ustack] = lquantize(arg0, 0, 64, 16) }' >"$TMP/lq.out" 2>&1
+check_eq "lquantize(arg0, 0, 64, 16): cmp_alloc's 24-byte calls in [16, 32)" \
+	"$(sum_rows "$TMP/lq.out" 'cmp_alloc' 16)" "$cmp_calls"
+check_eq "lquantize: small_allocs' 48-byte calls in [48, 64)" \
+	"$(sum_rows "$TMP/lq.out" 'small_allocs' 48)" 100000
+check_eq "lquantize: big_allocs' 1 MiB calls in the '>= 64' row" \
+	"$(sum_rows "$TMP/lq.out" 'big_allocs' '>= 64')" 200
+"$SCRY" -q -c "$MWL sizes" 'uprobe:libc:malloc /arg0 == 48 || arg0 == 24/ { @[comm, arg0] = count() }' >"$TMP/k.out" 2>&1
+check_eq "keys comm, arg0 with an || predicate: 100000 calls of 48" \
+	"$(awk '$1 == "malloc_wl" && $2 == 48 { print $3 }' "$TMP/k.out")" 100000
+check_eq "keys comm, arg0 with an || predicate: cmp_calls calls of 24" \
+	"$(awk '$1 == "malloc_wl" && $2 == 24 { print $3 }' "$TMP/k.out")" "$cmp_calls"
+check_eq "keys comm, arg0: no other size passes the predicate" \
+	"$(awk 'NF == 3 && $2 != 48 && $2 != 24' "$TMP/k.out" | wc -l)" 0
+
 # uretprobe: retval and latency of slow_fn (20 ms, returns 42), 5 calls
 "$SCRY" -q -c "$MWL slow 5" "uretprobe:$MWL:slow_fn { @[retval] = count() }" >"$TMP/u.out" 2>&1
 check_eq "uretprobe retval: 42 seen 5 times" "$(awk 'NF == 2 && $1 == 42 { print $2 }' "$TMP/u.out")" 5
@@ -93,13 +114,6 @@ check "-l lists only glob matches" bash -c "! grep -v ':mall[^:]*$' '$TMP/list.o
 check "-l lists the USDT probe" grep -q ':scry_test:tick' "$TMP/lu.out"
 
 # bad input: a clear line and exit 2
-expect() {	# DESCRIPTION STATUS REGEX -- ARGS...
-	local what=$1 want=$2 re=$3
-	shift 4
-	"$@" >"$TMP/e.out" 2>"$TMP/e.err"
-	check_eq "$what: exit status" $? $want
-	if grep -Eq -- "$re" "$TMP/e.err"; then ok "$what: message"; else fail "$what: message: want /$re/, got: $(head -3 "$TMP/e.err")"; fi
-}
 expect "unknown library" 2 "^scry: library 'libnosuch' not found" -- "$SCRY" -d 1 'uprobe:libnosuch:malloc { @ = count() }'
 expect "unknown function" 2 "^scry: function 'maloc' not found in .*libc.so.6; did you mean: malloc" -- "$SCRY" -d 1 'uprobe:libc:maloc { @ = count() }'
 expect "unknown probe kind" 2 "^scry: unknown probe kind 'kprobe'" -- "$SCRY" 'kprobe:vfs_read { @ = count() }'

@@ -27,6 +27,7 @@ static char libc_path[PATH_MAX];	/* libc as /proc/self/maps shows it */
 static char fx[PATH_MAX];		/* functions fixture */
 static char fx_usdt[PATH_MAX];		/* USDT fixture */
 static char fx_many[PATH_MAX];		/* seven USDT probes */
+static char two[PATH_MAX], two_so[PATH_MAX];	/* libscrytwo.so.1, .so */
 static unsigned long long fx_offs[5];	/* offsets the fixture printed */
 static char what[512];
 
@@ -254,6 +255,16 @@ static const char fx_many_src[] =
 	"	return 0;\n"
 	"}\n";
 
+/* A local and a global fx_dup: static in one file, global in the other. */
+static const char two_a_src[] =
+	"__attribute__((noinline, used)) static int fx_dup(int n)\n"
+	"{ volatile int a = n; return a + 7; }\n"
+	"int two_a(int n) { return fx_dup(n); }\n";
+
+static const char two_b_src[] =
+	"__attribute__((noinline)) int fx_dup(int n)\n"
+	"{ volatile int a = n; return a * 11; }\n";
+
 static int build(const char *name, const char *src, const char *flags,
 		 char *out)
 {
@@ -284,6 +295,15 @@ static int setup(void)
 		  0, "fixture: cc builds the USDT fixture (needs systemtap-sdt-dev)");
 	CHECK_INT(build("scry_fx_many", fx_many_src, "-O2", fx_many), 0,
 		  "fixture: cc builds the many-probes fixture");
+	snprintf(two, sizeof(two), "%s/libscrytwo.so.1", tmp);
+	snprintf(two_so, sizeof(two_so), "%s/libscrytwo.so", tmp);
+	snprintf(real, sizeof(real), "%s/two_a.c", tmp);
+	n = write_file(real, two_a_src, strlen(two_a_src));
+	snprintf(real, sizeof(real), "%s/two_b.c", tmp);
+	n |= write_file(real, two_b_src, strlen(two_b_src));
+	CHECK_INT(n || sh("cd '%s' && cc -shared -fPIC -O0 -o '%s' two_a.c two_b.c && cp '%s' '%s'",
+			 tmp, two, two, two_so), 0,
+		  "fixture: cc builds libscrytwo.so.1 and a copy as .so");
 	p = popenf("'%s'", fx);
 	n = p ? fscanf(p, "%llx %llx %llx %llx %llx", &fx_offs[0], &fx_offs[1],
 		       &fx_offs[2], &fx_offs[3], &fx_offs[4]) : 0;
@@ -331,6 +351,43 @@ static void test_lib_system(void)
 		  "libpthread is mapped");
 	expect_lib("libpthread", 0, want);
 	expect_lib("pthread", 0, want);
+}
+
+static void expect_func(const char *file, const char *func,
+			unsigned long long want);
+
+/*
+ * Two libraries this process maps, libscrytwo.so.1 first, then the
+ * better name libscrytwo.so (a copy: another inode, loaded again).
+ */
+static void test_lib_pid_rank(void)
+{
+	unsigned long long want = 0;
+	char path[PATH_MAX];
+	void *h1 = dlopen(two, RTLD_NOW), *h2 = dlopen(two_so, RTLD_NOW);
+
+	CHECK(h1 && h2 && h1 != h2, "dlopen both libscrytwo files");
+	if (!h1 || !h2)
+		return;
+	expect_lib("libscrytwo", getpid(), two_so);
+	expect_lib("scrytwo", getpid(), two_so);
+	expect_lib("libscrytwo.so.1", getpid(), two);
+
+	/* the global fx_dup, not the static one listed before it */
+	CHECK_INT(self_file_off(dlsym(h1, "fx_dup"), &want, path), 0,
+		  "libscrytwo's global fx_dup is mapped");
+	CHECK_STR(path, two, "fx_dup lives in libscrytwo.so.1");
+	expect_func(two, "fx_dup", want);
+	{
+		struct resolve_func *f = NULL;
+		size_t n = 0;
+
+		CHECK_INT(resolve_funcs(two, "fx_d*", &f, &n), 0,
+			  "list fx_d* in libscrytwo");
+		CHECK(n == 1 && !strcmp(f[0].name, "fx_dup") &&
+		      f[0].offset == want, "fx_d*: fx_dup once, the global");
+		resolve_funcs_free(f, n);
+	}
 }
 
 static void test_lib_pid(void)
@@ -948,9 +1005,9 @@ static void test_usdt_moved(void)
 {
 	struct resolve_usdt *u = NULL;
 	char copy[PATH_MAX], line[512], name[64];
-	unsigned long long off = 0, base, pc;
+	unsigned long long off = 0, o, base, pc;
 	struct rnote rn[16];
-	size_t n = 0;
+	size_t n = 0, i;
 	FILE *p, *f;
 	int got = 0;
 
@@ -958,9 +1015,11 @@ static void test_usdt_moved(void)
 	CHECK_INT(sh("cp '%s' '%s'", fx_usdt, copy), 0, "copy USDT fixture");
 	p = popenf("readelf -S -W '%s'", copy);
 	while (p && fgets(line, sizeof(line), p))
-		if (sscanf(line, " [%*d] %63s %*s %*x %llx", name, &off) == 2 &&
-		    !strcmp(name, ".note.stapsdt"))
+		if (sscanf(line, " [%*d] %63s %*s %*x %llx", name, &o) == 2 &&
+		    !strcmp(name, ".note.stapsdt")) {
+			off = o;
 			got = 1;
+		}
 	if (p)
 		pclose(p);
 	CHECK(got, "readelf: .note.stapsdt's file offset");
@@ -979,8 +1038,7 @@ static void test_usdt_moved(void)
 
 	CHECK_INT(resolve_usdts(copy, rn[0].provider, rn[0].name, &u, &n), 0,
 		  "moved: list the first note's probe");
-	got = 0;
-	for (size_t i = 0; i < n; i++)
+	for (i = 0, got = 0; i < n; i++)
 		got += u[i].pc == pc + 0x10 &&
 		       u[i].offset == readelf_off(copy, pc + 0x10);
 	CHECK_INT(got, 1, "moved: pc and offset shifted by base's difference");
@@ -1080,6 +1138,7 @@ int main(void)
 	}
 	test_lib_system();
 	test_lib_pid();
+	test_lib_pid_rank();
 	test_lib_paths();
 	test_lib_unknown();
 	test_ld_cache();
