@@ -449,6 +449,11 @@ static int plan_probe(struct plan *p, const struct expr *e,
 		return fail(err, pr->nparts > d->nparts ?
 			    pr->part_cols[d->nparts] : pr->kind_col,
 			    "%s probes are written %s", d->name, d->usage);
+	for (i = 1; i < (size_t)pr->nparts; i++)
+		if (strpbrk(pr->parts[i], "*?["))
+			return fail(err, pr->part_cols[i], "'%s' is a glob: "
+				    "globs are for listing (scry -l '%s:...'); "
+				    "name one probe", pr->parts[i], d->name);
 	p->probe = d->probe;
 	p->ntarget = pr->nparts;
 	for (i = 0; i < (size_t)pr->nparts; i++) {

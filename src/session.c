@@ -41,6 +41,7 @@ struct session {
 	int pidfds[SCRY_MAX_TARGETS];	/* -1 once the process exited */
 	int npidfds;
 	int nalive;
+	bool no_pidfd;		/* pidfd_open unsupported (valgrind): poll pids */
 	pid_t child;		/* -c command, or 0 */
 	int child_status;
 	bool child_reaped;
@@ -160,13 +161,7 @@ static int launch(struct session *s)
 static int release_child(struct session *s)
 {
 	char go = 1;
-	int err;
 
-	err = attach_add_target(&s->a, s->child);
-	if (err) {
-		log_err("-c: cannot trace the command: %s", strerror(-err));
-		return err;
-	}
 	if (write(s->release_fd, &go, 1) != 1)
 		return -errno;
 	close(s->release_fd);
@@ -180,14 +175,37 @@ static int watch_targets(struct session *s)
 
 	for (i = 0; i < s->a.npids; i++) {
 		s->pidfds[i] = pidfd_open(s->a.pids[i]);
-		if (s->pidfds[i] < 0) {
-			log_err("pid %d: no such process", s->a.pids[i]);
+		if (s->pidfds[i] < 0 && errno == ENOSYS) {
+			s->no_pidfd = true;
+		} else if (s->pidfds[i] < 0) {
+			log_err("pid %d: %s", s->a.pids[i], errno == ESRCH ?
+				"no such process" : strerror(errno));
 			return -ESRCH;
 		}
 		s->npidfds = i + 1;
 	}
 	s->nalive = s->npidfds;
 	return 0;
+}
+
+static void reap_child(struct session *s);
+
+/* Without pidfds: a target is gone once kill(pid, 0) fails (or reaped). */
+static void check_alive(struct session *s)
+{
+	int i;
+
+	reap_child(s);
+	for (i = 0; i < s->npidfds; i++) {
+		if (s->pidfds[i] == -2)
+			continue;
+		if ((s->a.pids[i] == s->child && s->child_reaped) ||
+		    (s->a.pids[i] != s->child && kill(s->a.pids[i], 0) &&
+		     errno == ESRCH)) {
+			s->pidfds[i] = -2;
+			s->nalive--;
+		}
+	}
 }
 
 static void reap_child(struct session *s)
@@ -214,13 +232,14 @@ static int wait_loop(struct session *s)
 		for (i = 0; i < s->npidfds; i++)
 			fds[n++] = (struct pollfd){ .fd = s->pidfds[i],
 						    .events = POLLIN };
-		timeout = -1;
+		timeout = s->no_pidfd ? 100 : -1;
 		if (deadline) {
 			double left = deadline - now_s();
 
 			if (left <= 0)
 				return 0;
-			timeout = (int)(left * 1000) + 1;
+			if (timeout < 0 || left * 1000 < timeout)
+				timeout = (int)(left * 1000) + 1;
 		}
 		if (poll(fds, n, timeout) < 0) {
 			if (errno == EINTR)
@@ -238,6 +257,8 @@ static int wait_loop(struct session *s)
 			s->pidfds[i] = -1;
 			s->nalive--;
 		}
+		if (s->no_pidfd)
+			check_alive(s);
 		if (s->npidfds && s->nalive == 0)
 			return 0;
 	}
@@ -350,12 +371,18 @@ static int session_start(struct session *s, const struct plan *p)
 				 on_notice, s, NULL);
 	if (!s->rb)
 		return -errno;
+	/* the child is a target and watched before it may run, and exit */
 	if (s->child) {
-		err = release_child(s);
-		if (err)
+		err = attach_add_target(&s->a, s->child);
+		if (err) {
+			log_err("-c: cannot trace the command: %s",
+				strerror(-err));
 			return err;
+		}
 	}
 	err = watch_targets(s);
+	if (!err && s->child)
+		err = release_child(s);
 	if (err)
 		return err;
 	session_banner(s, p);

@@ -120,5 +120,6 @@ expect "unknown probe kind" 2 "^scry: unknown probe kind 'kprobe'" -- "$SCRY" 'k
 expect "bad predicate field" 2 "^scry: unknown field 'bogus'" -- "$SCRY" 'uprobe:libc:malloc /bogus > 1/ { @ = count() }'
 expect "retval at a uprobe" 2 "^scry: 'retval' needs a probe with a return: use uretprobe" -- "$SCRY" 'uprobe:libc:malloc /retval > 1/ { @ = count() }'
 expect "unterminated string" 2 "^scry: unterminated string at column" -- "$SCRY" 'uprobe:libc:malloc /comm == "abc/ { @ = count() }'
+expect "a glob where one function is needed" 2 "^scry: 'mall\*' is a glob: globs are for listing" -- "$SCRY" 'uprobe:libc:mall* { @ = count() }'
 expect "unknown USDT probe" 2 "scry_test" -- "$SCRY" -d 1 "usdt:$MWL:scry_test:nosuch { @ = count() }"
 check "no probe left behind" no_scry_bpf
