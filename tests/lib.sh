@@ -124,7 +124,25 @@ expect() {	# DESCRIPTION STATUS MESSAGE-REGEX -- ARGS...
 	fi
 }
 
-# no_scry_bpf: true when no program or link of scry's stays loaded
+# owned_ids prog|link PID: ids of the BPF programs (or links) held by PID
+owned_ids() {
+	bpftool "$1" list 2>/dev/null | awk -v pid="$2" '
+		/^[0-9]+:/ { id = $1; sub(":", "", id) }
+		/pids / && index($0, "(" pid ")") { print id }'
+}
+
+# gone_ids prog|link IDS...: true when none of the ids exists any more
+gone_ids() {
+	local kind=$1 id
+	shift
+	for id in "$@"; do
+		bpftool "$kind" show id "$id" >/dev/null 2>&1 && return 1
+	done
+	return 0
+}
+
+# no_scry_bpf: true when no process named scry holds a BPF program or link
+# (concurrent scry runs of other tests count; prefer owned_ids/gone_ids)
 no_scry_bpf() {
-	! bpftool prog list 2>/dev/null | grep -Eq 'offcpu_switch|task_exit|uprobe_fire|uprobe_begin|uprobe_end'
+	! bpftool prog list 2>/dev/null | grep -q 'pids scry('
 }

@@ -132,6 +132,21 @@ struct scry_stack {
 	__u64 ip[SCRY_MAX_FRAMES];
 };
 
+/*
+ * Paths (fd.path keys): written by bpf/path.bpf.h, stored by content hash
+ * in the `strings` map like stacks, so keys stay small.
+ */
+#define SCRY_PATH_MAX		256	/* bytes kept, NUL included */
+#define SCRY_PATH_DEPTH		64	/* dentries walked before giving up */
+#define SCRY_PATH_TRUNCATED	(1U << 0)	/* deeper than the walk's bound */
+#define SCRY_PATH_DELETED	(1U << 1)	/* unlinked while open */
+
+struct scry_path {
+	__u32 len;		/* bytes in str, without the NUL */
+	__u32 flags;		/* SCRY_PATH_* */
+	char str[SCRY_PATH_MAX];
+};
+
 /* Every loss has a counter; the frontend prints each non-zero one. */
 enum scry_stat {
 	SCRY_STAT_EVENTS = 0,	/* events that reached the aggregation */

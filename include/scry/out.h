@@ -29,6 +29,21 @@ int out_folded(FILE *f, const struct report *r);
  */
 int out_stats(FILE *f, const struct report *r);
 
+/*
+ * JSON: one document per report (one line per snapshot with --interval),
+ * as docs/JSON.md specifies: version, question, expression, duration,
+ * per row its keys (stacks as arrays of frames) and values, losses.
+ */
+int out_json(FILE *f, const struct report *r);
+
+/*
+ * A self-contained interactive flame graph (SVG + embedded JavaScript) of
+ * the report's stack-keyed rows: root at the bottom, siblings merged and
+ * sorted alphabetically, widths by row value; hover titles, click to zoom,
+ * search, reset. r->palette picks the colours.
+ */
+int out_svg(FILE *f, const struct report *r);
+
 /* Histogram primitives shared by every histogram kind. */
 int out_quantize(FILE *f, const __u64 slots[SCRY_NBUCKETS]);
 int out_lquantize(FILE *f, const __u64 slots[SCRY_NBUCKETS],

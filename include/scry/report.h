@@ -57,12 +57,22 @@ struct report_stat {
 	__u64 count;
 };
 
+enum report_palette {
+	REPORT_PALETTE_HOT,	/* CPU: reds and yellows, as flamegraph.pl */
+	REPORT_PALETTE_BLUE,	/* off-CPU and I/O */
+	REPORT_PALETTE_GREEN,	/* memory */
+};
+
 struct report {
+	const char *name;	/* the question ("offcpu"), or NULL for an expression */
 	const char *question;	/* the expression as run */
 	const char *header;	/* first line of text output, or NULL */
 	const char *unit;	/* "ns", "bytes", NULL for plain numbers */
 	enum scry_agg agg;
 	__u64 folded_div;	/* folded value = row value / folded_div (ns -> us: 1000); 0 = 1 */
+	enum report_palette palette;	/* flame graph colours */
+	const char *value_name;	/* what the value is: "off-CPU time", "samples", "bytes" */
+	int snapshot;		/* --interval: 1, 2, ...; 0 for a whole run */
 	const char *count_label;/* when set, each row and the end print */
 	const char *sum_label;	/*   "calls: N, bytes: M (1.2 MiB)" totals */
 	__s64 lq_low, lq_high, lq_step;	/* lquantize parameters */

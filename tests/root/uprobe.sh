@@ -122,4 +122,11 @@ expect "retval at a uprobe" 2 "^scry: 'retval' needs a probe with a return: use 
 expect "unterminated string" 2 "^scry: unterminated string at column" -- "$SCRY" 'uprobe:libc:malloc /comm == "abc/ { @ = count() }'
 expect "a glob where one function is needed" 2 "^scry: 'mall\*' is a glob: globs are for listing" -- "$SCRY" 'uprobe:libc:mall* { @ = count() }'
 expect "unknown USDT probe" 2 "scry_test" -- "$SCRY" -d 1 "usdt:$MWL:scry_test:nosuch { @ = count() }"
-check "no probe left behind" no_scry_bpf
+
+# the uprobe links of a run are gone when it ends
+scry_bg "$TMP/lk.out" "$TMP/lk.err" -d 60 'uretprobe:libc:malloc { @ = count() }'
+links=$(owned_ids link $SCRY_PID)
+check "uretprobe: links held while running" test -n "$links"
+kill -INT $SCRY_PID
+wait $SCRY_PID
+check "uretprobe: its links are gone after Ctrl-C" gone_ids link $links
