@@ -31,7 +31,7 @@ CFLAGS	?= -O2 -g
 CFLAGS	+= -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(BUILD) \
 	   -DSCRY_VERSION='"$(VERSION)"' -DSCRY_TESTING $(SANFLAGS)
 LDFLAGS	+= $(SANFLAGS)
-LDLIBS	:= -lbpf -lelf -ldw -lz
+LDLIBS	:= -lbpf -lelf -ldw -lz -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -Ibpf \
 	   -I/usr/include/$(shell uname -m)-linux-gnu \
 	   -Wall -Werror -Wno-unused-function -mcpu=v3
@@ -77,7 +77,14 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*) > $@
 
-$(BUILD)/src/%.o: src/%.c $(wildcard include/scry/*.h) $(SKELS) Makefile | $(BUILD)/src
+# syscall names -> numbers, from the uapi header of the build machine's arch
+UNISTD := /usr/include/$(shell uname -m)-linux-gnu/asm/unistd_64.h
+$(BUILD)/syscalls.h: $(UNISTD) | $(BUILD)
+	$(call msg,GEN,$@)
+	$(Q)awk '/^#define __NR_[a-z0-9_]+ [0-9]+$$/ { n = $$2; sub("__NR_", "", n); \
+		printf "\t{ \"%s\", %s },\n", n, $$3 }' $< > $@
+
+$(BUILD)/src/%.o: src/%.c $(wildcard include/scry/*.h) $(SKELS) $(BUILD)/syscalls.h Makefile | $(BUILD)/src
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
@@ -96,9 +103,13 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/check.h $(BUILD)/libscry.a | $(BUILD
 # Workloads are built the way the issue's ground truth needs: frame
 # pointers, no inlining of the functions the tests look for.
 WL_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -D_GNU_SOURCE -pthread
-$(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/workloads
+$(BUILD)/workloads/%: tests/workloads/%.c Makefile | $(BUILD)/workloads
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $< -o $@ -ldl
+
+# gcc drops the frame of a leaf at -O1 even with frame pointers: cpu_wl's
+# profile ground truth needs every frame, so it is built without optimizing
+$(BUILD)/workloads/cpu_wl: WL_CFLAGS += -O0
 
 workloads: $(WL_BINS)
 unit: $(UNIT_BINS)

@@ -20,6 +20,14 @@ struct {
 	__type(value, struct scry_stack);
 } stacks SEC(".maps");
 
+/* String store: fd.path strings by content hash, like `stacks`. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u64);
+	__type(value, struct scry_path);
+} strings SEC(".maps");
+
 /* Begin state of events with an end: off-CPU, return probes, syscalls. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -60,6 +68,7 @@ struct {
 struct scry_scratch {
 	struct scry_event ev;
 	struct scry_stack st;
+	struct scry_path path;
 };
 
 struct {

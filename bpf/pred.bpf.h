@@ -28,6 +28,8 @@ static __always_inline __s64 scry_field(const struct scry_event *ev, __u8 f)
 	case SCRY_F_RETVAL:	return ev->retval;
 	case SCRY_F_LATENCY:	return ev->latency_ns;
 	case SCRY_F_STATE:	return ev->state;
+	case SCRY_F_ERRNO:	return ev->retval < 0 ? -ev->retval : 0;
+	case SCRY_F_FDPATH:	return ev->path;
 	default:		return 0;
 	}
 }

@@ -24,6 +24,7 @@
 #include "maps.bpf.h"
 #include "pred.bpf.h"
 #include "stack.bpf.h"
+#include "path.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -47,6 +48,10 @@ const volatile __s64 lq_step = 1;
 const volatile __u32 lq_nslots = 0;	/* range slots, without the two edges */
 const volatile bool stacks_at_begin = false;
 const volatile bool announce_pids = false;	/* ringbuf notice on first sight */
+const volatile bool key_fdpath = false;		/* resolve arg0's fd to a path */
+const volatile __u64 syscall_set[8] = {};	/* syscall numbers, a bitmap */
+const volatile bool profile_idle = false;	/* sample the idle task too */
+const volatile struct scry_tp_field tp_fields[SCRY_NARGS] = {};
 
 /* Initial value: min/max start at the far ends so the first event sets them. */
 const struct scry_val scry_val_init = {
@@ -267,6 +272,32 @@ static __always_inline void scry_end(void *ctx, struct scry_scratch *s,
 	s->ev.latency_ns = bpf_ktime_get_ns() - s->ev.ts_ns;
 	s->ev.retval = retval;
 	scry_finish(ctx, &s->ev, ur, &s->st);
+}
+
+/* A path by content hash into `strings`; 0 when it cannot be stored. */
+static __always_inline __u64 scry_string_store(const struct scry_path *p)
+{
+	__u64 h = 0xcbf29ce484222325ULL;
+	long err;
+	int i;
+
+	for (i = 0; i < SCRY_PATH_MAX; i++) {
+		if (i >= p->len)
+			break;
+		h = (h ^ (__u8)p->str[i & (SCRY_PATH_MAX - 1)]) *
+		    0x100000001b3ULL;
+	}
+	h ^= p->flags;
+	if (!h)
+		h = 1;
+	if (bpf_map_lookup_elem(&strings, &h))
+		return h;
+	err = bpf_map_update_elem(&strings, &h, p, BPF_NOEXIST);
+	if (err && err != -EEXIST) {
+		scry_stat(SCRY_STAT_STRING_FULL);
+		return 0;
+	}
+	return h;
 }
 
 /* ---- offcpu: sched_switch ------------------------------------------- */
@@ -536,6 +567,172 @@ int usdt_fire(struct pt_regs *ctx)
 		s->ev.args[i] = v;
 	}
 	scry_uregs_ctx(ctx, &ur);
+	scry_fire(ctx, s, &ur);
+	return 0;
+}
+
+/* ---- syscalls: raw_syscalls, no tracefs, filtered by number ---------- */
+
+static __always_inline bool scry_syscall_wanted(long nr)
+{
+	if (nr < 0 || nr >= 512)
+		return false;
+	return syscall_set[(nr >> 6) & 7] & (1ULL << (nr & 63));
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
+{
+	struct scry_scratch *s;
+	struct scry_uregs ur;
+
+	if (!scry_syscall_wanted(nr) ||
+	    !scry_target(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	s = scry_scratch();
+	if (!s)
+		return 0;
+	scry_event_init(&s->ev);
+	s->ev.args[0] = BPF_CORE_READ(regs, di);
+	s->ev.args[1] = BPF_CORE_READ(regs, si);
+	s->ev.args[2] = BPF_CORE_READ(regs, dx);
+	s->ev.args[3] = BPF_CORE_READ(regs, r10);	/* the syscall ABI's 4th */
+	s->ev.args[4] = BPF_CORE_READ(regs, r8);
+	s->ev.args[5] = BPF_CORE_READ(regs, r9);
+	/* at entry, while the fd still names the file (close, dup2...) */
+	if (key_fdpath) {
+		if (scry_fd_path(bpf_get_current_task_btf(), s->ev.args[0],
+				 &s->path) < 0)
+			scry_stat(SCRY_STAT_PATH_ERR);
+		s->ev.path = scry_string_store(&s->path);
+	}
+	ur.ip = BPF_CORE_READ(regs, ip);
+	ur.sp = BPF_CORE_READ(regs, sp);
+	ur.bp = BPF_CORE_READ(regs, bp);
+	scry_begin(ctx, s, &ur);
+	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+	struct scry_scratch *s;
+	struct scry_uregs ur;
+
+	if (!scry_syscall_wanted(BPF_CORE_READ(regs, orig_ax)))
+		return 0;
+	s = scry_scratch();
+	if (!s)
+		return 0;
+	ur.ip = BPF_CORE_READ(regs, ip);
+	ur.sp = BPF_CORE_READ(regs, sp);
+	ur.bp = BPF_CORE_READ(regs, bp);
+	scry_end(ctx, s, (__u32)bpf_get_current_pid_tgid(), ret, &ur);
+	return 0;
+}
+
+/* ---- profile: cpu-clock sampling ------------------------------------ */
+
+SEC("perf_event")
+int profile_fire(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct task_struct *task;
+	struct scry_scratch *s;
+	struct scry_uregs ur = {};
+
+	if ((!profile_idle && (__u32)id == 0) || !scry_target(id >> 32))
+		return 0;
+	s = scry_scratch();
+	if (!s)
+		return 0;
+	scry_event_init(&s->ev);
+	/*
+	 * Interrupted in user mode: its registers; in the kernel: the saved
+	 * ones. The context only allows 8-byte loads, so read cs as a u64.
+	 */
+	if ((*(__u64 *)((void *)&ctx->regs +
+			__builtin_offsetof(struct pt_regs, ip) + 8) & 3) == 3) {
+		ur.ip = ctx->regs.ip;
+		ur.sp = ctx->regs.sp;
+		ur.bp = ctx->regs.bp;
+	} else {
+		task = bpf_get_current_task_btf();
+		scry_uregs_of(task, &ur);
+	}
+	scry_fire(ctx, s, &ur);
+	return 0;
+}
+
+/* ---- tracepoint:CAT:NAME, fields read by offset from the event -------- */
+
+static __always_inline __s64 tp_int(void *ctx, __u16 off, __u16 size,
+				    bool is_signed)
+{
+	__u64 v = 0;
+
+	size &= 0xf;
+	if (size > 8)
+		size = 8;
+	if (!size || bpf_probe_read_kernel(&v, size, ctx + off))
+		return 0;
+	if (is_signed && size < 8) {
+		int shift = 64 - size * 8;
+
+		return (__s64)(v << shift) >> shift;
+	}
+	return v;
+}
+
+static __always_inline __s64 tp_string(void *ctx, struct scry_path *p,
+				       __u16 off, __u16 size, bool data_loc)
+{
+	long n;
+
+	if (data_loc) {
+		__u32 loc = tp_int(ctx, off, 4, false);
+
+		off = loc & 0xffff;
+		size = loc >> 16;
+	}
+	/*
+	 * Strings in events are NUL-terminated: read up to the buffer's
+	 * size (a constant keeps the verifier's bounds simple).
+	 */
+	(void)size;
+	n = bpf_probe_read_kernel_str(p->str, SCRY_PATH_MAX, ctx + off);
+	p->len = n > 0 ? n - 1 : 0;
+	p->flags = 0;
+	return scry_string_store(p);
+}
+
+SEC("tracepoint")
+int tp_fire(void *ctx)
+{
+	struct scry_scratch *s;
+	struct scry_uregs ur = {};
+	int i;
+
+	if (!scry_target(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	s = scry_scratch();
+	if (!s)
+		return 0;
+	scry_event_init(&s->ev);
+	for (i = 0; i < SCRY_NARGS; i++) {
+		const volatile struct scry_tp_field *f = &tp_fields[i];
+
+		if (!f->size)
+			continue;
+		if (f->kind == SCRY_TP_INT)
+			s->ev.args[i] = tp_int(ctx, f->offset, f->size,
+					       f->is_signed);
+		else
+			s->ev.args[i] = tp_string(ctx, &s->path, f->offset,
+						  f->size,
+						  f->kind == SCRY_TP_DATA_LOC);
+	}
+	scry_uregs_of(bpf_get_current_task_btf(), &ur);
 	scry_fire(ctx, s, &ur);
 	return 0;
 }

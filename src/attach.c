@@ -16,6 +16,9 @@
 static const struct source *sources[] = {
 	&source_sched,
 	&source_uprobe,
+	&source_syscall,
+	&source_profile,
+	&source_tracepoint,
 };
 
 static const struct source *source_of(enum plan_probe probe)
@@ -53,6 +56,9 @@ static void configure(struct attach *a)
 	ro->self_tgid = getpid();
 	ro->announce_pids = p->key_ustack;
 	ro->follow_forks = a->follow_forks;
+	ro->key_fdpath = p->key_fdpath;
+	memcpy((void *)ro->syscall_set, p->syscall_set, sizeof(p->syscall_set));
+	ro->profile_idle = a->opts->idle;
 }
 
 static void size_maps(struct attach *a)
@@ -71,6 +77,8 @@ static void size_maps(struct attach *a)
 		bpf_map__set_max_entries(s->maps.inflight, a->opts->max_keys);
 	if (!p->key_ustack)
 		bpf_map__set_max_entries(s->maps.seen, 1);
+	bpf_map__set_max_entries(s->maps.strings,
+				 plan_has_strings(p) ? a->opts->max_keys : 1);
 	if (a->follow_forks)
 		bpf_map__set_max_entries(s->maps.targets, SCRY_MAX_FOLLOWED);
 }

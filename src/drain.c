@@ -36,6 +36,9 @@ static const struct {
 	  "(symbols may be missing)", NULL },
 	{ SCRY_STAT_TARGETS_FULL, "child processes of -c not followed",
 	  NULL },
+	{ SCRY_STAT_STRING_FULL, "path drops (string store full)",
+	  "raise --max-keys" },
+	{ SCRY_STAT_PATH_ERR, "fds not resolvable to a path", NULL },
 	{ SCRY_STAT_PRED_ERR, "predicate errors (a scry bug: please report)",
 	  NULL },
 };
@@ -135,6 +138,19 @@ static int fill_stack(struct attach *a, struct syms *s, __u64 id, int pid,
 	return resolve_user(s, pid, &st, out);
 }
 
+/* The string behind a path id; "[path lost]" when it was not stored. */
+static char *path_of(struct attach *a, __u64 id)
+{
+	struct scry_path p;
+
+	if (!id || bpf_map__lookup_elem(a->skel->maps.strings, &id,
+					sizeof(id), &p, sizeof(p), 0))
+		return strdup("[path lost: raise --max-keys]");
+	if (p.len >= SCRY_PATH_MAX)
+		p.len = SCRY_PATH_MAX - 1;
+	return strndup(p.str, p.len);
+}
+
 static int fill_row(struct attach *a, struct syms *s, const struct scry_key *k,
 		    const struct scry_val *v, struct report_row *row)
 {
@@ -177,6 +193,13 @@ static int fill_row(struct attach *a, struct syms *s, const struct scry_key *k,
 				return -ENOMEM;
 			break;
 		default:
+			if (pk->string_id && pk->slot >= 0) {
+				rk->kind = REPORT_KEY_STR;
+				rk->s = path_of(a, k->ints[pk->slot]);
+				if (!rk->s)
+					return -ENOMEM;
+				break;
+			}
 			rk->kind = REPORT_KEY_INT;
 			rk->i = pk->slot >= 0 ? k->ints[pk->slot] : 0;
 			break;

@@ -205,7 +205,7 @@ static int hex_value(char c)
 /* Unquoted probe-part characters, '/' aside (see slash_in_part()). */
 static bool is_part_char(char c)
 {
-	return is_ident_char(c) || (c && strchr(".*?[]-+@", c));
+	return is_ident_char(c) || (c && strchr(".*?[]-+@,", c));
 }
 
 /* The characters that end a probe, besides end of input. */

@@ -18,6 +18,7 @@
 #include <scry/list.h>
 #include <scry/log.h>
 #include <scry/plan.h>
+#include <scry/report.h>
 #include <scry/session.h>
 
 #define EXIT_USAGE 2
@@ -26,6 +27,7 @@ struct cli {
 	struct scry_opts o;
 	const char *state;		/* offcpu --state */
 	bool list;			/* -l */
+	unsigned int hz;		/* profile -F */
 	unsigned long long min_block_us;/* offcpu --min-block */
 	char expr[1024];
 };
@@ -59,7 +61,46 @@ static int expand_offcpu(struct cli *c)
 		 *pred ? "/" : "", pred, *pred ? "/ " : "");
 	c->o.header = "off-CPU time (ns) by kernel stack, user stack, comm:";
 	c->o.folded_div = 1000;	/* folded counts are microseconds */
+	c->o.palette = REPORT_PALETTE_BLUE;
+	c->o.value_name = "off-CPU time";
 	return 0;
+}
+
+static int expand_profile(struct cli *c)
+{
+	static char header[96];
+
+	snprintf(c->expr, sizeof(c->expr),
+		 "profile:%u { @[kstack, ustack, comm] = count() }", c->hz);
+	snprintf(header, sizeof(header), "CPU samples at %u Hz by kernel "
+		 "stack, user stack, comm:", c->hz);
+	c->o.header = header;
+	c->o.palette = REPORT_PALETTE_HOT;
+	c->o.value_name = "samples";
+	return 0;
+}
+
+/* read/write: bytes actually moved (return values), by path and errno */
+static int expand_files(struct cli *c, const char *verb, const char *calls)
+{
+	snprintf(c->expr, sizeof(c->expr),
+		 "syscall:%s { @[fd.path, errno] = sum(retval) }", calls);
+	c->o.files_verb = verb;
+	c->o.unit = "bytes";
+	c->o.palette = REPORT_PALETTE_BLUE;
+	c->o.value_name = "bytes";
+	return 0;
+}
+
+static int expand_read(struct cli *c)
+{
+	return expand_files(c, "read", "read,pread64,readv,preadv,preadv2");
+}
+
+static int expand_write(struct cli *c)
+{
+	return expand_files(c, "write",
+			    "write,pwrite64,writev,pwritev,pwritev2");
 }
 
 static int expand_malloc(struct cli *c)
@@ -69,6 +110,8 @@ static int expand_malloc(struct cli *c)
 	c->o.header = "malloc calls by user stack: calls, bytes, size "
 		      "distribution (bytes):";
 	c->o.unit = "bytes";
+	c->o.palette = REPORT_PALETTE_GREEN;
+	c->o.value_name = "bytes";
 	c->o.count_label = "calls";
 	c->o.sum_label = "bytes";
 	return 0;
@@ -79,6 +122,12 @@ static const struct question questions[] = {
 	  expand_offcpu },
 	{ "malloc", "why am I calling malloc? (calls, bytes, sizes by stack)",
 	  expand_malloc },
+	{ "read", "what files am I reading? (bytes and calls by full path)",
+	  expand_read },
+	{ "write", "what files am I writing? (bytes and calls by full path)",
+	  expand_write },
+	{ "profile", "where is my CPU time going? (samples by stack)",
+	  expand_profile },
 };
 
 static void usage(FILE *f)
@@ -103,6 +152,12 @@ static void usage(FILE *f)
 "  -c, --cmd CMD         run CMD (through /bin/sh), trace it, stop when it exits\n"
 "  -d, --duration SECS   stop after SECS seconds\n"
 "      --folded          folded stacks for flamegraph.pl, one line per stack\n"
+"      --json            one JSON document per run (per snapshot with\n"
+"                        --interval); docs/JSON.md has the schema\n"
+"  -o, --output FILE     write there, atomically; FILE.svg is a flame graph,\n"
+"                        FILE.json JSON, FILE.folded folded stacks\n"
+"      --interval SECS   print a snapshot every SECS and start afresh\n"
+"      --top N           keep the N largest keys\n"
 "      --max-keys N      aggregation keys kept in the kernel (default 10240)\n"
 "      --max-stacks N    distinct stacks kept in the kernel (default 16384)\n"
 "  -l, --list [PATTERN]  list probes: kinds, uprobe:LIB:GLOB functions,\n"
@@ -112,6 +167,10 @@ static void usage(FILE *f)
 "                        libbpf's messages\n"
 "  -h, --help            this help\n"
 "  -V, --version         print the version\n"
+"\n"
+"profile options:\n"
+"  -F, --frequency HZ    samples per second per CPU (default 99)\n"
+"      --idle            include the idle task\n"
 "\n"
 "offcpu options:\n"
 "      --state STATE     all (default), S (interruptible sleep) or\n"
@@ -129,11 +188,19 @@ static void usage(FILE *f)
 "  scry malloc -p 1234               # who calls malloc, how much, what sizes\n"
 "  scry -p 1234 'uprobe:libc:malloc /arg0 > 4096/ { @[ustack] = quantize(arg0) }'\n"
 "  scry -c ./srv 'uretprobe:./srv:handle { @[comm] = quantize(latency) }'\n"
-"  scry -l 'uprobe:libc:mall*'       # which functions could be probed\n");
+"  scry -l 'uprobe:libc:mall*'       # which functions could be probed\n"
+"  scry read -p 1234                 # bytes read by full path\n"
+"  scry profile -F 99 -d 10 -o cpu.svg   # a CPU flame graph, no perl needed\n"
+"  scry malloc -p 1234 --json | jq .  # for runbooks\n"
+"  scry read -p 1234 --interval 1 --top 10   # a refreshed top 10\n");
 }
 
 enum {
 	OPT_FOLDED = 256,
+	OPT_JSON,
+	OPT_INTERVAL,
+	OPT_TOP,
+	OPT_IDLE,
 	OPT_MAX_KEYS,
 	OPT_MAX_STACKS,
 	OPT_STATE,
@@ -145,6 +212,12 @@ static const struct option long_opts[] = {
 	{ "cmd",	required_argument, NULL, 'c' },
 	{ "duration",	required_argument, NULL, 'd' },
 	{ "folded",	no_argument,	   NULL, OPT_FOLDED },
+	{ "json",	no_argument,	   NULL, OPT_JSON },
+	{ "output",	required_argument, NULL, 'o' },
+	{ "interval",	required_argument, NULL, OPT_INTERVAL },
+	{ "top",	required_argument, NULL, OPT_TOP },
+	{ "frequency",	required_argument, NULL, 'F' },
+	{ "idle",	no_argument,	   NULL, OPT_IDLE },
 	{ "max-keys",	required_argument, NULL, OPT_MAX_KEYS },
 	{ "max-stacks",	required_argument, NULL, OPT_MAX_STACKS },
 	{ "state",	required_argument, NULL, OPT_STATE },
@@ -191,15 +264,15 @@ static int parse_pid(struct cli *c, const char *s)
 	return 0;
 }
 
-static int parse_duration(struct cli *c, const char *s)
+static int parse_seconds(const char *opt, const char *s, double *out)
 {
 	char *end;
 
 	errno = 0;
-	c->o.duration_s = strtod(s, &end);
-	if (errno || end == s || *end || c->o.duration_s <= 0) {
-		log_err("-d: invalid duration '%s' (seconds, e.g. 10 or 0.5)",
-			s);
+	*out = strtod(s, &end);
+	if (errno || end == s || *end || *out <= 0) {
+		log_err("%s: invalid duration '%s' (seconds, e.g. 10 or 0.5)",
+			opt, s);
 		return -EINVAL;
 	}
 	return 0;
@@ -242,18 +315,39 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	unsigned long long v;
 	int opt, err = 0;
 
-	c->o.max_keys = 10240;
-	c->o.max_stacks = 16384;
-	while (!err && (opt = getopt_long(argc, argv, "+p:c:d:lqvhV", long_opts,
+	if (!c->hz)
+		c->hz = 99;
+	if (!c->o.max_keys)
+		c->o.max_keys = 10240;
+	if (!c->o.max_stacks)
+		c->o.max_stacks = 16384;
+	while (!err && (opt = getopt_long(argc, argv, "+p:c:d:o:F:lqvhV", long_opts,
 					  NULL)) != -1) {
 		switch (opt) {
 		case 'p': err = parse_pid(c, optarg); break;
 		case 'c': c->o.cmd = optarg; err = check_cmd(optarg); break;
-		case 'd': err = parse_duration(c, optarg); break;
+		case 'd':
+			err = parse_seconds("-d", optarg, &c->o.duration_s);
+			break;
 		case 'l': c->list = true; break;
 		case 'q': c->o.quiet = true; break;
 		case 'v': c->o.verbose = true; break;
 		case OPT_FOLDED: c->o.format = SESSION_FOLDED; break;
+		case OPT_JSON: c->o.format = SESSION_JSON; break;
+		case 'o': c->o.output = optarg; break;
+		case OPT_IDLE: c->o.idle = true; break;
+		case 'F':
+			err = parse_ull("-F", optarg, 1, 10000, &v);
+			c->hz = v;
+			break;
+		case OPT_TOP:
+			err = parse_ull("--top", optarg, 1, 1 << 24, &v);
+			c->o.top = v;
+			break;
+		case OPT_INTERVAL:
+			err = parse_seconds("--interval", optarg,
+					    &c->o.interval_s);
+			break;
 		case OPT_STATE: c->state = optarg; break;
 		case OPT_MIN_BLOCK:
 			err = parse_ull("--min-block", optarg, 0,
@@ -318,6 +412,22 @@ static int parse_question(struct cli *c, int argc, char **argv)
 	return 0;
 }
 
+/* -o FILE.svg / .json / .folded pick the format unless one was asked for. */
+static int pick_format(struct scry_opts *o)
+{
+	const char *ext = o->output ? strrchr(o->output, '.') : NULL;
+
+	if (!ext || o->format != SESSION_TEXT)
+		return 0;
+	if (!strcmp(ext, ".svg"))
+		o->format = SESSION_SVG;
+	else if (!strcmp(ext, ".json"))
+		o->format = SESSION_JSON;
+	else if (!strcmp(ext, ".folded"))
+		o->format = SESSION_FOLDED;
+	return 0;
+}
+
 /* CAP_BPF (39) and CAP_PERFMON (38), or CAP_SYS_ADMIN on older kernels. */
 static bool privileged(void)
 {
@@ -369,7 +479,7 @@ int main(int argc, char **argv)
 		return list_probes(stdout, optind < argc ? argv[optind] : NULL,
 				   c.o.npids ? c.o.pids[0] : -1);
 	}
-	if (parse_question(&c, argc, argv))
+	if (parse_question(&c, argc, argv) || pick_format(&c.o))
 		return EXIT_USAGE;
 	log_verbose = c.o.verbose;
 	log_quiet = c.o.quiet;

@@ -414,3 +414,109 @@ int out_stats(FILE *f, const struct report *r)
 	}
 	return err ? err : done(f);
 }
+
+/* ---- scry read / write: bytes by file ---- */
+
+static const struct report_key *key_named(const struct report_row *row,
+					  const char *name)
+{
+	int i;
+
+	for (i = 0; i < row->nkeys; i++)
+		if (row->keys[i].name && !strcmp(row->keys[i].name, name))
+			return &row->keys[i];
+	return NULL;
+}
+
+static __s64 row_errno(const struct report_row *row)
+{
+	const struct report_key *k = key_named(row, "errno");
+
+	return k ? k->i : 0;
+}
+
+static const char *row_path(const struct report_row *row)
+{
+	const struct report_key *k = key_named(row, "fd.path");
+
+	return k && k->s ? k->s : "[unknown]";
+}
+
+/* "4.0 KiB", and "512 B" below a KiB, so the column is always two words */
+static void human2(__u64 v, char *buf, size_t len)
+{
+	if (v < 1024)
+		snprintf(buf, len, "%llu B", (unsigned long long)v);
+	else
+		out_human(v, buf, len);
+}
+
+static int file_line(FILE *f, __u64 bytes, __u64 calls, __u64 total,
+		     const char *path)
+{
+	char human[32];
+
+	human2(bytes, human, sizeof(human));
+	return put(f, "%11llu %11s %8llu %5.1f%%  %s\n",
+		   (unsigned long long)bytes, human, (unsigned long long)calls,
+		   total ? 100.0 * bytes / total : 0.0, path);
+}
+
+static int failed_lines(FILE *f, const struct report *r, const char *what)
+{
+	const struct report_row *row;
+	char name[32];
+	const char *en;
+	int err = 0, any = 0;
+	size_t i;
+
+	for (i = 0; !err && i < r->nrows; i++) {
+		row = &r->rows[i];
+		if (!row_errno(row))
+			continue;
+		if (!any++)
+			err = put(f, "\nfailed %ss:\n%11s  %-8s %s\n", what,
+				  "CALLS", "ERRNO", "PATH");
+		en = strerrorname_np(row_errno(row));
+		if (!en) {
+			snprintf(name, sizeof(name), "%lld",
+				 (long long)row_errno(row));
+			en = name;
+		}
+		if (!err)
+			err = put(f, "%11llu  %-8s %s\n",
+				  (unsigned long long)row->val.count, en,
+				  row_path(row));
+	}
+	return err;
+}
+
+int out_files(FILE *f, const struct report *r, const char *what)
+{
+	__u64 total = 0, calls = 0;
+	size_t i;
+	int err;
+
+	for (i = 0; i < r->nrows; i++) {
+		if (row_errno(&r->rows[i]))
+			continue;
+		total += r->rows[i].val.sum;
+		calls += r->rows[i].val.count;
+	}
+	err = put(f, "bytes %s by file:\n\n%11s %11s %8s %6s  %s\n",
+		  strcmp(what, "write") ? what : "written",
+		  "BYTES", "HUMAN", "CALLS", "SHARE", "PATH");
+	/* rows come sorted ascending: the biggest file is printed last */
+	for (i = 0; !err && i < r->nrows; i++) {
+		const struct report_row *row = &r->rows[i];
+
+		if (!row_errno(row))
+			err = file_line(f, row->val.sum, row->val.count, total,
+					row_path(row));
+	}
+	if (!err)
+		err = file_line(f, total, calls, total, "total");
+	if (!err)
+		err = failed_lines(f, r, what);
+	return err ? err : done(f);
+}

@@ -14,13 +14,15 @@
 #include <string.h>
 #include <scry/expr.h>
 #include <scry/plan.h>
+#include <scry/tracefs.h>
 
 #define P(k)	(1u << (k))
-#define ALL	(P(PLAN_OFFCPU) | P(PLAN_UPROBE) | P(PLAN_URETPROBE) | P(PLAN_USDT))
-#define ARGS	(P(PLAN_UPROBE) | P(PLAN_URETPROBE) | P(PLAN_USDT))
-#define ENDS	(P(PLAN_OFFCPU) | P(PLAN_URETPROBE))
+#define ALL	((1u << PLAN_NPROBES) - 1)
+#define ARGS	(P(PLAN_UPROBE) | P(PLAN_URETPROBE) | P(PLAN_USDT) | P(PLAN_SYSCALL))
+#define ENDS	(P(PLAN_OFFCPU) | P(PLAN_URETPROBE) | P(PLAN_SYSCALL))
+#define RETS	(P(PLAN_URETPROBE) | P(PLAN_SYSCALL))
 
-enum field_type { FT_INT, FT_STR, FT_STACK };
+enum field_type { FT_INT, FT_STR, FT_STACK, FT_PATH, FT_STRID };
 
 struct field_def {
 	const char *name;
@@ -43,7 +45,9 @@ static const struct field_def fields[] = {
 	{ "arg3",    SCRY_F_ARG3,    FT_INT,   ARGS, false, NULL },
 	{ "arg4",    SCRY_F_ARG4,    FT_INT,   ARGS, false, NULL },
 	{ "arg5",    SCRY_F_ARG5,    FT_INT,   ARGS, false, NULL },
-	{ "retval",  SCRY_F_RETVAL,  FT_INT,   P(PLAN_URETPROBE), true, NULL },
+	{ "retval",  SCRY_F_RETVAL,  FT_INT,   RETS, true, NULL },
+	{ "errno",   SCRY_F_ERRNO,   FT_INT,   P(PLAN_SYSCALL), true, NULL },
+	{ "fd.path", SCRY_F_FDPATH,  FT_PATH,  P(PLAN_SYSCALL), false, NULL },
 	{ "latency", SCRY_F_LATENCY, FT_INT,   ENDS, true, "ns" },
 	{ "state",   SCRY_F_STATE,   FT_INT,   P(PLAN_OFFCPU), false, NULL },
 	{ "kstack",  SCRY_F_KSTACK,  FT_STACK, ALL,  false, NULL },
@@ -54,15 +58,18 @@ static const struct field_def fields[] = {
 struct probe_def {
 	const char *name;
 	enum plan_probe probe;
-	int nparts;		/* parts after the kind */
+	int min_parts, max_parts;	/* parts after the kind */
 	const char *usage;
 };
 
 static const struct probe_def probes[] = {
-	{ "offcpu",    PLAN_OFFCPU,    0, "offcpu" },
-	{ "uprobe",    PLAN_UPROBE,    2, "uprobe:LIB:FUNC" },
-	{ "uretprobe", PLAN_URETPROBE, 2, "uretprobe:LIB:FUNC" },
-	{ "usdt",      PLAN_USDT,      3, "usdt:BIN:PROVIDER:NAME" },
+	{ "offcpu",     PLAN_OFFCPU,     0, 0, "offcpu" },
+	{ "uprobe",     PLAN_UPROBE,     2, 2, "uprobe:LIB:FUNC" },
+	{ "uretprobe",  PLAN_URETPROBE,  2, 2, "uretprobe:LIB:FUNC" },
+	{ "usdt",       PLAN_USDT,       3, 3, "usdt:BIN:PROVIDER:NAME" },
+	{ "syscall",    PLAN_SYSCALL,    1, 1, "syscall:NAME[,NAME...]" },
+	{ "profile",    PLAN_PROFILE,    0, 1, "profile[:HZ]" },
+	{ "tracepoint", PLAN_TRACEPOINT, 2, 2, "tracepoint:CATEGORY:NAME" },
 };
 
 struct agg_def {
@@ -97,6 +104,16 @@ static int fail(struct expr_error *err, int col, const char *fmt, ...)
 	return -EINVAL;
 }
 
+bool plan_has_strings(const struct plan *p)
+{
+	int i;
+
+	for (i = 0; i < p->nkeys; i++)
+		if (p->keys[i].string_id)
+			return true;
+	return false;
+}
+
 const char *plan_probe_name(enum plan_probe k)
 {
 	size_t i;
@@ -117,15 +134,57 @@ static const struct field_def *field_find(const char *name)
 	return NULL;
 }
 
+/*
+ * args.FIELD of a tracepoint: its format gives offset and size; it is read
+ * into one args[] slot (strings as string-store ids, usable as keys).
+ */
+static int tp_field_get(struct plan *p, const char *name, int col,
+			struct field_def *def, struct expr_error *err)
+{
+	struct plan_tp_field tf;
+	char why[sizeof(err->msg)];
+	int i;
+
+	for (i = 0; i < p->ntp_fields; i++)
+		if (!strcmp(p->tp_fields[i].name, name + 5))
+			break;
+	if (i == p->ntp_fields) {
+		if (i >= SCRY_NARGS)
+			return fail(err, col, "at most %d tracepoint fields",
+				    SCRY_NARGS);
+		if (tracefs_field(p->target[0], p->target[1], name + 5, &tf,
+				  why, sizeof(why)))
+			return fail(err, col, "%s", why);
+		tf.name = name + 5;
+		p->tp_fields[p->ntp_fields++] = tf;
+	}
+	*def = (struct field_def){
+		.name = name, .field = SCRY_F_ARG0 + i,
+		.type = p->tp_fields[i].is_string ? FT_STRID : FT_INT,
+		.probes = P(PLAN_TRACEPOINT),
+	};
+	return 0;
+}
+
 /* Look a field up and check the probe provides it. */
-static int field_get(const struct plan *p, const char *name, int col,
+static int field_get(struct plan *p, const char *name, int col,
 		     const struct field_def **out, struct expr_error *err)
 {
 	const struct field_def *f = field_find(name);
+	int ret;
+	/* each caller reads the definition before the next lookup */
+	static struct field_def tp_def;
+
+	if (!f && p->probe == PLAN_TRACEPOINT && !strncmp(name, "args.", 5)) {
+		ret = tp_field_get(p, name, col, &tp_def, err);
+		*out = &tp_def;
+		return ret;
+	}
 
 	if (!f)
 		return fail(err, col, "unknown field '%s' (fields: pid tid uid "
-			    "comm cpu arg0..arg5 retval latency state)", name);
+			    "comm cpu arg0..arg5 retval latency state errno "
+			    "fd.path args.FIELD)", name);
 	if (!(f->probes & P(p->probe))) {
 		if (f->field == SCRY_F_RETVAL || f->field == SCRY_F_LATENCY)
 			return fail(err, col, "'%s' needs a probe with a return: "
@@ -197,7 +256,8 @@ static int compile_operand(struct plan *p, struct emitter *em,
 		ret = field_get(p, n->name, n->col, &f, err);
 		if (ret)
 			return ret;
-		if (f->type == FT_STACK)
+		if (f->type == FT_STACK || f->type == FT_PATH ||
+		    f->type == FT_STRID)
 			return fail(err, n->col, "'%s' is a key, not a value "
 				    "a predicate can test", n->name);
 		if (f->type == FT_STR)
@@ -337,6 +397,13 @@ static int add_key(struct plan *p, const char *name, int col,
 	case FT_STR:
 		p->key_comm = true;
 		break;
+	case FT_PATH:
+		p->key_fdpath = true;
+		/* fall through */
+	case FT_STRID:
+		/* a string id takes a numeric slot */
+		k->string_id = true;
+		/* fall through */
 	case FT_INT:
 		for (i = 0; i < SCRY_MAX_INTKEYS; i++)
 			if (p->key_ints[i] != SCRY_F_NONE)
@@ -432,6 +499,47 @@ static int plan_action(struct plan *p, const struct expr *e,
 	return 0;
 }
 
+static int plan_syscalls(struct plan *p, const char *list, int col,
+			 struct expr_error *err)
+{
+	char name[64];
+	const char *c = list;
+	size_t n;
+	int nr;
+
+	while (*c) {
+		n = strcspn(c, ",");
+		if (!n || n >= sizeof(name))
+			return fail(err, col + (int)(c - list), "expected a "
+				    "syscall name");
+		memcpy(name, c, n);
+		name[n] = '\0';
+		nr = plan_syscall_nr(name);
+		if (nr < 0 || nr >= 512)
+			return fail(err, col + (int)(c - list), "unknown "
+				    "syscall '%s'", name);
+		p->syscall_set[nr / 64] |= 1ULL << (nr % 64);
+		c += n + (c[n] == ',');
+	}
+	return 0;
+}
+
+static int plan_hz(struct plan *p, const struct expr_probe *pr,
+		   struct expr_error *err)
+{
+	char *end;
+	long hz = 99;
+
+	if (pr->nparts) {
+		hz = strtol(pr->parts[0], &end, 10);
+		if (*end || hz < 1 || hz > 10000)
+			return fail(err, pr->part_cols[0], "profile rate must "
+				    "be 1 to 10000 Hz, e.g. profile:99");
+	}
+	p->profile_hz = hz;
+	return 0;
+}
+
 static int plan_probe(struct plan *p, const struct expr *e,
 		      struct expr_error *err)
 {
@@ -444,10 +552,11 @@ static int plan_probe(struct plan *p, const struct expr *e,
 			d = &probes[i];
 	if (!d)
 		return fail(err, pr->kind_col, "unknown probe kind '%s' "
-			    "(offcpu uprobe uretprobe usdt)", pr->kind);
-	if (pr->nparts != d->nparts)
-		return fail(err, pr->nparts > d->nparts ?
-			    pr->part_cols[d->nparts] : pr->kind_col,
+			    "(offcpu uprobe uretprobe usdt syscall profile "
+			    "tracepoint)", pr->kind);
+	if (pr->nparts < d->min_parts || pr->nparts > d->max_parts)
+		return fail(err, pr->nparts > d->max_parts ?
+			    pr->part_cols[d->max_parts] : pr->kind_col,
 			    "%s probes are written %s", d->name, d->usage);
 	for (i = 1; i < (size_t)pr->nparts; i++)
 		if (strpbrk(pr->parts[i], "*?["))
@@ -460,9 +569,14 @@ static int plan_probe(struct plan *p, const struct expr *e,
 		p->target[i] = pr->parts[i];
 		p->target_cols[i] = pr->part_cols[i];
 	}
-	p->has_end = p->probe == PLAN_OFFCPU || p->probe == PLAN_URETPROBE;
+	p->has_end = p->probe == PLAN_OFFCPU || p->probe == PLAN_URETPROBE ||
+		     p->probe == PLAN_SYSCALL;
 	p->stacks_at_begin = p->probe == PLAN_OFFCPU;
 	p->ustack_at_entry = p->probe == PLAN_UPROBE;
+	if (p->probe == PLAN_SYSCALL)
+		return plan_syscalls(p, pr->parts[0], pr->part_cols[0], err);
+	if (p->probe == PLAN_PROFILE)
+		return plan_hz(p, pr, err);
 	return 0;
 }
 

@@ -179,3 +179,17 @@ void report_clear(struct report *r)
 	r->stats = NULL;
 	r->nstats = 0;
 }
+
+void report_keep_top(struct report *r, size_t n)
+{
+	size_t i, drop;
+
+	if (!r || r->nrows <= n)
+		return;
+	/* sorted ascending: the largest rows are the last n */
+	drop = r->nrows - n;
+	for (i = 0; i < drop; i++)
+		row_free(&r->rows[i]);
+	memmove(r->rows, r->rows + drop, n * sizeof(*r->rows));
+	r->nrows = n;
+}

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,6 +47,8 @@ struct session {
 	int child_status;
 	bool child_reaped;
 	int release_fd;		/* write end: lets the -c child exec */
+	double stop_at;		/* -d deadline, or 0 */
+	int snapshots;		/* --interval snapshots printed */
 	struct timespec start;
 };
 
@@ -215,12 +218,14 @@ static void reap_child(struct session *s)
 		s->child_reaped = true;
 }
 
-/* Wait for the first stop condition. Returns 0 or -errno. */
-static int wait_loop(struct session *s)
+/*
+ * Wait for the first stop condition (returns 0) or the next --interval
+ * tick at @tick (returns 1; 0 means no ticks). Returns -errno on failure.
+ */
+static int wait_loop(struct session *s, double tick)
 {
 	struct pollfd fds[SCRY_MAX_TARGETS + 2];
-	double deadline = s->o->duration_s > 0 ?
-			  now_s() + s->o->duration_s : 0;
+	double deadline = s->stop_at;
 	int i, n, timeout;
 
 	for (;;) {
@@ -238,6 +243,14 @@ static int wait_loop(struct session *s)
 
 			if (left <= 0)
 				return 0;
+			if (timeout < 0 || left * 1000 < timeout)
+				timeout = (int)(left * 1000) + 1;
+		}
+		if (tick) {
+			double left = tick - now_s();
+
+			if (left <= 0)
+				return 1;
 			if (timeout < 0 || left * 1000 < timeout)
 				timeout = (int)(left * 1000) + 1;
 		}
@@ -277,21 +290,79 @@ static void fill_header(const struct session *s, const struct plan *p,
 	r->duration_s = secs;
 	r->folded_div = s->o->folded_div;
 	r->count_label = s->o->count_label;
+	r->name = s->o->question;
+	r->palette = s->o->palette;
+	r->value_name = s->o->value_name;
 	r->sum_label = s->o->sum_label;
 }
 
+static int format_report(const struct session *s, FILE *f, struct report *r)
+{
+	switch (s->o->format) {
+	case SESSION_FOLDED:
+		return out_folded(f, r);
+	case SESSION_JSON:
+		return out_json(f, r);
+	case SESSION_SVG:
+		return out_svg(f, r);
+	default:
+		if (s->o->files_verb)
+			return out_files(f, r, s->o->files_verb);
+		return out_text(f, r);
+	}
+}
+
+/* -o FILE: replace it whole, so a reader never sees half a snapshot */
+static int write_file(const char *path, const char *buf, size_t len)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, getpid());
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	if (fwrite(buf, 1, len, f) != len || fclose(f)) {
+		unlink(tmp);
+		return -EIO;
+	}
+	if (rename(tmp, path)) {
+		unlink(tmp);
+		return -errno;
+	}
+	return 0;
+}
+
+/*
+ * Format the whole snapshot in memory, then write it at once (stdout or
+ * -o), so snapshots never interleave. A closed pipe (| head) is not an
+ * error worth a message.
+ */
 static int print_report(const struct session *s, struct report *r)
 {
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
 	int err;
 
 	report_sort(r);
-	if (s->o->format == SESSION_FOLDED)
-		err = out_folded(stdout, r);
-	else
-		err = out_text(stdout, r);
-	if (!err && fflush(stdout))
+	if (s->o->top)
+		report_keep_top(r, s->o->top);
+	m = open_memstream(&buf, &len);
+	if (!m)
+		return -errno;
+	err = format_report(s, m, r);
+	if (fclose(m) && !err)
 		err = -EIO;
+	if (!err && s->o->output)
+		err = write_file(s->o->output, buf, len);
+	else if (!err && (fwrite(buf, 1, len, stdout) != len || fflush(stdout)))
+		err = errno == EPIPE ? -EPIPE : -EIO;
+	free(buf);
 	out_stats(stderr, r);
+	if (err && err != -EPIPE)
+		log_err("writing %s: %s", s->o->output ? s->o->output :
+			"output", strerror(-err));
 	return err;
 }
 
@@ -389,10 +460,30 @@ static int session_start(struct session *s, const struct plan *p)
 	return 0;
 }
 
+/* Drain (and with @clear, empty) the aggregation and print it. */
+static int snapshot(struct session *s, const struct plan *p, double *t0,
+		    bool clear)
+{
+	struct report r = {};
+	double now = now_s();
+	int err;
+
+	ring_buffer__consume(s->rb);
+	fill_header(s, p, &r, now - *t0);
+	r.snapshot = s->o->interval_s > 0 ? ++s->snapshots : 0;
+	err = drain_report(&s->a, s->syms, &r, clear);
+	if (err)
+		log_err("reading the aggregation: %s", strerror(-err));
+	else
+		err = print_report(s, &r);
+	report_clear(&r);
+	*t0 = now;
+	return err;
+}
+
 int session_run(const struct scry_opts *o, const struct plan *p)
 {
 	struct session s = { .o = o, .sigfd = -1, .release_fd = -1 };
-	struct report r = {};
 	double t0;
 	int err, i;
 
@@ -405,27 +496,33 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 	}
 	err = session_start(&s, p);
 	t0 = now_s();
-	if (!err)
-		err = wait_loop(&s);
+	if (o->duration_s > 0)
+		s.stop_at = t0 + o->duration_s;
+	while (!err) {
+		double tick = o->interval_s > 0 ?
+			      t0 + o->interval_s * (s.snapshots + 1) : 0;
+		int ret = wait_loop(&s, tick);
+
+		if (ret <= 0) {
+			err = ret;
+			break;
+		}
+		/* --interval: print what came since the last tick, clear it */
+		if (snapshot(&s, p, &t0, true) == -EPIPE)
+			break;
+	}
 	/* stop collecting before reading, so the snapshot is consistent */
 	for (i = 0; i < s.a.nlinks; i++)
 		bpf_link__destroy(s.a.links[i]);
 	s.a.nlinks = 0;
 	reap_child(&s);
 	if (s.a.skel && s.rb) {
-		int derr;
+		int derr = snapshot(&s, p, &t0, false);
 
-		ring_buffer__consume(s.rb);
-		fill_header(&s, p, &r, now_s() - t0);
-		derr = drain_report(&s.a, s.syms, &r, false);
-		if (derr)
-			log_err("reading the aggregation: %s", strerror(-derr));
-		else if (print_report(&s, &r) && errno != EPIPE)
-			log_err("writing output: %s", strerror(errno));
-		err = err ? : derr;
+		if (derr != -EPIPE)
+			err = err ? : derr;
 	}
 	report_child(&s);
-	report_clear(&r);
 	if (s.release_fd >= 0)
 		close(s.release_fd);	/* a child never released exits */
 	for (i = 0; i < s.npidfds; i++)

@@ -49,6 +49,8 @@ enum scry_field {
 	SCRY_F_RETVAL,
 	SCRY_F_LATENCY,		/* ns from begin to end (off-CPU time, call time) */
 	SCRY_F_STATE,		/* task state at switch-out (offcpu) */
+	SCRY_F_ERRNO,		/* -retval when retval < 0, else 0 (syscalls) */
+	SCRY_F_FDPATH,		/* id of arg0's path in `strings`: keys only */
 	SCRY_F_KSTACK,		/* stack ids: keys only */
 	SCRY_F_USTACK,
 	SCRY_NFIELDS,
@@ -96,6 +98,7 @@ struct scry_event {
 	__u64 state;
 	__u64 kstack;		/* stack store ids, 0 = none */
 	__u64 ustack;
+	__u64 path;		/* string store id of fd.path, 0 = none */
 	char comm[SCRY_COMM_LEN];
 };
 
@@ -147,6 +150,21 @@ struct scry_path {
 	char str[SCRY_PATH_MAX];
 };
 
+/* A tracepoint field read into an args[] slot (tracepoint:CAT:NAME). */
+enum scry_tp_kind {
+	SCRY_TP_INT = 0,	/* 1, 2, 4 or 8 bytes */
+	SCRY_TP_CHARS,		/* char name[N]: stored as a string */
+	SCRY_TP_DATA_LOC,	/* __data_loc char[]: u32 (len << 16 | offset) */
+};
+
+struct scry_tp_field {
+	__u16 offset;
+	__u16 size;
+	__u8 is_signed;
+	__u8 kind;		/* enum scry_tp_kind */
+	__u8 pad[2];
+};
+
 /* Every loss has a counter; the frontend prints each non-zero one. */
 enum scry_stat {
 	SCRY_STAT_EVENTS = 0,	/* events that reached the aggregation */
@@ -159,6 +177,8 @@ enum scry_stat {
 	SCRY_STAT_NOTICE_LOST,	/* ring buffer full: a new pid was not announced */
 	SCRY_STAT_PRED_ERR,	/* malformed predicate program */
 	SCRY_STAT_TARGETS_FULL,	/* a child of -c could not be followed */
+	SCRY_STAT_STRING_FULL,	/* new path, string store full */
+	SCRY_STAT_PATH_ERR,	/* fd not resolvable to a path */
 	SCRY_NSTATS,
 };
 

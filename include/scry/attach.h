@@ -41,6 +41,9 @@ struct source {
 
 extern const struct source source_sched;
 extern const struct source source_uprobe;
+extern const struct source source_syscall;
+extern const struct source source_profile;
+extern const struct source source_tracepoint;
 
 /*
  * Open, configure and load the engine for a->plan and a->opts, with

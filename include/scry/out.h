@@ -44,6 +44,14 @@ int out_json(FILE *f, const struct report *r);
  */
 int out_svg(FILE *f, const struct report *r);
 
+/*
+ * Per-file byte table for `scry read` / `scry write`: rows keyed by
+ * (path, errno) with sum(retval). Successful rows (errno 0) print bytes
+ * exact and human, calls and share, biggest last, then a total; failed
+ * calls follow by errno. @what is "read" or "write".
+ */
+int out_files(FILE *f, const struct report *r, const char *what);
+
 /* Histogram primitives shared by every histogram kind. */
 int out_quantize(FILE *f, const __u64 slots[SCRY_NBUCKETS]);
 int out_lquantize(FILE *f, const __u64 slots[SCRY_NBUCKETS],

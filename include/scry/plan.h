@@ -20,6 +20,9 @@ enum plan_probe {
 	PLAN_UPROBE,
 	PLAN_URETPROBE,
 	PLAN_USDT,
+	PLAN_SYSCALL,
+	PLAN_PROFILE,
+	PLAN_TRACEPOINT,
 	PLAN_NPROBES,
 };
 
@@ -28,6 +31,7 @@ struct plan_key {
 	const char *name;	/* as written: "ustack", "arg0" */
 	enum scry_field field;	/* SCRY_F_KSTACK, _USTACK, _COMM, or an int field */
 	int slot;		/* index into scry_key.ints for int fields */
+	bool string_id;		/* the slot holds a string-store id (paths) */
 };
 
 struct plan {
@@ -45,6 +49,7 @@ struct plan {
 	struct plan_key keys[REPORT_MAX_KEYS];
 	int nkeys;
 	bool key_kstack, key_ustack, key_comm;
+	bool key_fdpath;	/* resolve arg0 as an fd into a path at begin */
 	__u8 key_ints[SCRY_MAX_INTKEYS];
 
 	enum scry_agg agg;
@@ -52,6 +57,18 @@ struct plan {
 	const char *val_name;
 	__s64 lq_low, lq_high, lq_step;
 	__u32 lq_nslots;
+
+	__u64 syscall_set[8];	/* syscall: the numbers to trace, a bitmap */
+	__u32 profile_hz;	/* profile: samples per second per CPU */
+	/* tracepoint: args.FIELD operands, each read into one args[] slot */
+	struct plan_tp_field {
+		const char *name;
+		__u16 offset, size;
+		bool is_signed;
+		bool is_string;		/* char[] or __data_loc char[] */
+		bool data_loc;
+	} tp_fields[SCRY_NARGS];
+	int ntp_fields;
 
 	bool has_end;		/* begin/end probe: latency and retval exist */
 	bool stacks_at_begin;	/* offcpu: the blocking stack is at switch-out */
@@ -64,6 +81,12 @@ struct plan {
  * message) for a semantic error.
  */
 int plan_build(const struct expr *e, struct plan *p, struct expr_error *err);
+
+/* True when a key column holds string-store ids (paths, tracepoint strings). */
+bool plan_has_strings(const struct plan *p);
+
+/* Syscall number of @name on this architecture, or -1. */
+int plan_syscall_nr(const char *name);
 
 /* Human name of a probe kind ("offcpu", "uprobe", ...). */
 const char *plan_probe_name(enum plan_probe k);

@@ -89,6 +89,9 @@ __s64 report_row_value(const struct report *r, const struct report_row *row);
 /* Sort rows ascending by report_row_value (ties by key), like printa. */
 void report_sort(struct report *r);
 
+/* After report_sort: keep the @n largest rows (--top), free the rest. */
+void report_keep_top(struct report *r, size_t n);
+
 /* Free every row, frame and string the report owns (not the struct). */
 void report_clear(struct report *r);
 

@@ -14,6 +14,8 @@ struct plan;
 enum session_format {
 	SESSION_TEXT,
 	SESSION_FOLDED,
+	SESSION_JSON,
+	SESSION_SVG,
 };
 
 struct scry_opts {
@@ -24,12 +26,19 @@ struct scry_opts {
 	enum session_format format;
 	bool verbose;			/* -v */
 	bool quiet;			/* -q: no banners on stderr */
+	bool idle;			/* profile: sample the idle task too */
 	__u32 max_keys;			/* --max-keys */
 	__u32 max_stacks;		/* --max-stacks */
 	const char *question;		/* "offcpu" or NULL for an expression */
 	const char *header;		/* text-output header for the question */
 	__u64 folded_div;		/* folded value divisor (ns -> us) */
 	const char *unit;		/* overrides the plan's unit, if set */
+	const char *output;		/* -o FILE, written atomically */
+	double interval_s;		/* --interval: snapshot and clear */
+	__u32 top;			/* --top N: the N largest rows */
+	const char *files_verb;		/* read/write: the per-file table */
+	int palette;			/* enum report_palette */
+	const char *value_name;		/* "off-CPU time", "samples", ... */
 	const char *count_label;	/* per-row totals: "calls" ... */
 	const char *sum_label;		/* ... and "bytes" */
 };

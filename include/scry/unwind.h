@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * DWARF unwind tables for the in-kernel user stack walker.
+ *
+ * A table is built once per file (key: build-id, else dev+inode) from its
+ * .eh_frame (.debug_frame when there is no .eh_frame) with elfutils libdw,
+ * compacted into 8-byte rows (include/scry/unwind_abi.h) and shared by
+ * every process that maps the file. A store places tables into the BPF
+ * maps the walker reads (bpf/unwind.bpf.h) and writes one mapping list per
+ * process. docs/UNWIND.md has the whole picture.
+ *
+ * Typical use, in the frontend:
+ *
+ *	s = unwind_store_new(&(struct unwind_store_maps){ ...fds, sizes... });
+ *	on SCRY_NOTICE_PID / SCRY_NOTICE_MAPS for pid:  unwind_store_pid(s, pid);
+ *	at the end: unwind_store_stats(s), unwind_store_free(s).
+ */
+#ifndef SCRY_UNWIND_H
+#define SCRY_UNWIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include <scry/unwind_abi.h>
+
+/* ---- one file's table ------------------------------------------------ */
+
+struct unwind_table;
+
+struct unwind_stats {
+	size_t fdes;			/* FDEs whose code lies in an executable segment */
+	size_t rows;			/* rows after merging */
+	size_t cfa[SCRY_UNWIND_CFA_COUNT];	/* rows per CFA rule */
+	size_t rbp_saved;		/* rows that restore rbp from the stack */
+	size_t rbp_lost;		/* rows whose rbp rule is not modelled */
+	double build_ms;		/* wall time of the build */
+};
+
+/*
+ * Build the table of the ELF file open at @fd (@fd < 0: open @path; @path
+ * is also the name in messages). @fd is not closed. Returns NULL with
+ * errno set: ENOENT when the file has no CFI, ENOEXEC when it is not an
+ * ELF file, EFBIG when its code lies above 4 GiB, ENOMEM.
+ */
+struct unwind_table *unwind_table_build(const char *path, int fd);
+
+/* The same, from an ELF image in memory (the vDSO). */
+struct unwind_table *unwind_table_build_mem(const char *name,
+					    const void *image, size_t size);
+
+void unwind_table_free(struct unwind_table *t);
+
+/* Rows sorted by pc, ending in a CFA_NONE row past the last FDE. */
+const struct scry_unwind_row *unwind_table_rows(const struct unwind_table *t,
+						size_t *nrows);
+const struct unwind_stats *unwind_table_stats(const struct unwind_table *t);
+
+/* Build-id in hex, else "dev:inode" in hex, else the name. */
+const char *unwind_table_key(const struct unwind_table *t);
+
+/* The row that covers ELF vaddr @pc, or NULL (outside every FDE). */
+const struct scry_unwind_row *unwind_table_find(const struct unwind_table *t,
+						__u64 pc);
+
+/*
+ * Load bias of a mapping of this file at @start from file offset @offset
+ * (as /proc/PID/maps says): ELF vaddr = address - bias. Returns 0 or
+ * -ENOENT when no PT_LOAD covers @offset.
+ */
+int unwind_table_bias(const struct unwind_table *t, __u64 start, __u64 offset,
+		      __u64 *bias);
+
+/* Short names for messages: "rsp", "rbp", "plt", ...; "no-mapping", ... */
+const char *unwind_cfa_name(unsigned int cfa);
+const char *unwind_stat_name(unsigned int reason);
+
+/* "NAME: N rows (rsp N, rbp N, ...), N FDEs, N ms" on one line. */
+void unwind_stats_print(FILE *f, const char *name, const struct unwind_stats *st);
+
+/* ---- mappings of a process ------------------------------------------- */
+
+/* One executable mapping from /proc/PID/maps: a file or the vDSO. */
+struct unwind_fmap {
+	__u64 start;
+	__u64 end;
+	__u64 offset;
+	__u64 dev;			/* makedev(major, minor) */
+	__u64 ino;
+	char *path;			/* "[vdso]" for the vDSO */
+};
+
+/*
+ * Executable file mappings of @pid (0: this process), sorted by start.
+ * Returns the count (>= 0) with *@out malloc'ed, or -errno (-ESRCH when the
+ * process is gone). Free with unwind_fmaps_free.
+ */
+int unwind_fmaps_read(int pid, struct unwind_fmap **out);
+void unwind_fmaps_free(struct unwind_fmap *m, int n);
+
+/* ---- the store: tables by file, placed into the walker's maps ---------- */
+
+struct unwind_store;
+
+/*
+ * The walker's maps (bpf_map__fd / bpf_map__max_entries of unwind_rows,
+ * unwind_tables, unwind_procs). rows_fd < 0 keeps everything in memory
+ * (tests, and the host emulation of the walker); then max_rows and
+ * max_tables still bound the store.
+ */
+struct unwind_store_maps {
+	int rows_fd;
+	__u32 max_rows;
+	int tables_fd;
+	__u32 max_tables;
+	int procs_fd;
+};
+
+struct unwind_store_stats {
+	size_t files;			/* distinct files seen */
+	size_t tables;			/* tables placed in the maps */
+	size_t no_cfi;			/* files without usable CFI (FP fallback) */
+	size_t failed;			/* files that could not be opened or read */
+	size_t rows_full;		/* tables not placed: unwind_rows full */
+	size_t tables_full;		/* tables not placed: unwind_tables full */
+	size_t maps_dropped;		/* mappings past SCRY_UNWIND_MAX_MAPS */
+	size_t procs;			/* processes written to unwind_procs */
+	size_t procs_failed;		/* unwind_procs updates that failed (full) */
+	__u32 rows_used;		/* of max_rows */
+	struct unwind_stats sum;	/* all placed tables together */
+};
+
+struct unwind_store *unwind_store_new(const struct unwind_store_maps *maps);
+void unwind_store_free(struct unwind_store *s);
+
+/*
+ * Read @pid's mappings, build and place the tables it needs (each file
+ * once per store), and write its mapping list to unwind_procs. Call on a
+ * pid's first notice and again after exec or a new executable mmap.
+ * Returns the number of mappings with a table, or -errno.
+ */
+int unwind_store_pid(struct unwind_store *s, int pid);
+
+/* The mapping list unwind_store_pid writes, without writing it. */
+int unwind_store_proc(struct unwind_store *s, int pid,
+		      struct scry_unwind_proc *out);
+
+/* Drop @pid's mapping list (pid exited). */
+void unwind_store_forget(struct unwind_store *s, int pid);
+
+/* The placed rows and table infos, as the maps hold them (index = id). */
+const struct scry_unwind_row *unwind_store_rows(const struct unwind_store *s,
+						__u32 *nrows);
+const struct scry_unwind_tinfo *unwind_store_tinfo(const struct unwind_store *s,
+						   __u32 *ntables);
+
+const struct unwind_store_stats *unwind_store_stats(const struct unwind_store *s);
+
+/* The file's table and its id for a mapping (NULL: none), for -v output. */
+const struct unwind_table *unwind_store_table(const struct unwind_store *s,
+					      __u32 id);
+
+#endif /* SCRY_UNWIND_H */

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * DWARF unwind tables as the BPF walker (bpf/unwind.bpf.h) reads them and
+ * the frontend (src/unwind.c) writes them. Shapes only, valid on both
+ * sides. docs/UNWIND.md explains the format and the walk.
+ *
+ * Three maps:
+ *   unwind_rows    ARRAY  u32 -> struct scry_unwind_row; every table's rows,
+ *                         one table after the other (a bump allocator)
+ *   unwind_tables  ARRAY  table id -> struct scry_unwind_tinfo (where its
+ *                         rows start, how many); id 0 means "no table"
+ *   unwind_procs   HASH   tgid -> struct scry_unwind_proc (the process's
+ *                         executable file mappings, sorted by address)
+ *
+ * Names carry a scry_ prefix: vmlinux.h already defines struct unwind_*.
+ */
+#ifndef SCRY_UNWIND_ABI_H
+#define SCRY_UNWIND_ABI_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* How to find the CFA (the caller's rsp) at a pc: scry_unwind_row.cfa */
+enum scry_unwind_cfa {
+	SCRY_UNWIND_CFA_NONE = 0,	/* no FDE covers the pc (a gap) */
+	SCRY_UNWIND_CFA_RSP,		/* CFA = rsp + off */
+	SCRY_UNWIND_CFA_RBP,		/* CFA = rbp + off */
+	SCRY_UNWIND_CFA_PLT,		/* CFA = rsp + 8 + ((rip & 15) >= off ? 8 : 0) */
+	SCRY_UNWIND_CFA_DEREF_RBP,	/* CFA = *(rbp + off): gcc's stack realignment */
+	SCRY_UNWIND_CFA_SIGNAL,		/* __restore_rt: registers in the rt_sigframe */
+	SCRY_UNWIND_CFA_END,		/* return address undefined: outermost frame */
+	SCRY_UNWIND_CFA_UNSUPPORTED,	/* any other rule: the walk stops here */
+	SCRY_UNWIND_CFA_COUNT,
+};
+
+/* scry_unwind_row.rbp: how to restore the caller's rbp */
+#define SCRY_UNWIND_RBP_SAME	0	/* unchanged (not saved, or same value) */
+#define SCRY_UNWIND_RBP_LOST	0xff	/* undefined, or a rule we do not model */
+/* any other k: saved at CFA - 8 * k */
+
+/*
+ * One row: from pc until the next row's pc, the rule is (cfa, off, rbp).
+ * pc is the ELF virtual address (runtime address - load bias), low 32
+ * bits: files whose code lies above 4 GiB get no table. The return
+ * address is always at CFA - 8 (rows where CFI says otherwise are
+ * UNSUPPORTED), and the caller's rsp is the CFA.
+ */
+struct scry_unwind_row {
+	__u32 pc;
+	__u8 cfa;		/* enum scry_unwind_cfa */
+	__u8 rbp;		/* SCRY_UNWIND_RBP_* or k */
+	__s16 off;		/* CFA offset (PLT: the rip & 15 threshold) */
+};
+
+/* unwind_tables[id]: rows [base, base + nrows) of unwind_rows, by pc */
+struct scry_unwind_tinfo {
+	__u32 base;
+	__u32 nrows;
+};
+
+#define SCRY_UNWIND_MAX_MAPS	256	/* executable file mappings per process */
+
+/* One executable file mapping: [start, end), ELF vaddr = addr - bias */
+struct scry_unwind_map {
+	__u64 start;
+	__u64 end;
+	__u64 bias;
+	__u32 table;		/* unwind_tables id, never 0 */
+	__u32 pad;
+};
+
+struct scry_unwind_proc {
+	__u32 n;		/* live entries of map[], sorted by start */
+	__u32 pad;
+	struct scry_unwind_map map[SCRY_UNWIND_MAX_MAPS];
+};
+
+/*
+ * Why a user stack walk ended early or fell back to frame pointers. The
+ * walker counts them with scry_stat(SCRY_UNWIND_STAT_BASE + reason); abi.h
+ * reserves SCRY_UNWIND_NSTATS ids starting at SCRY_UNWIND_STAT_BASE.
+ */
+enum scry_unwind_stat {
+	SCRY_UNWIND_STAT_NO_PROC = 0,	/* pid has no tables yet: whole stack by FP */
+	SCRY_UNWIND_STAT_NO_MAPPING,	/* pc in no mapped file (JIT): one FP step */
+	SCRY_UNWIND_STAT_NO_ROW,	/* pc in a file but no CFI row: one FP step */
+	SCRY_UNWIND_STAT_FAULT,		/* unreadable stack memory: walk ends */
+	SCRY_UNWIND_STAT_DEPTH,		/* more than SCRY_MAX_FRAMES frames */
+	SCRY_UNWIND_STAT_UNSUPPORTED,	/* a CFI rule not modelled: walk ends */
+	SCRY_UNWIND_NSTATS,
+};
+
+#endif /* SCRY_UNWIND_ABI_H */

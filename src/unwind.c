@@ -1,0 +1,1332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DWARF unwind tables: .eh_frame (or .debug_frame) -> compact rows.
+ *
+ * libdw evaluates the CFI; this file only asks it, row by row, what the
+ * rule is at each pc and keeps the rules the BPF walker models (see
+ * include/scry/unwind_abi.h). FDEs are enumerated with dwarf_next_cfi and
+ * their address ranges decoded here, since libdw does not export them;
+ * inside an FDE, dwarf_frame_info gives each row's [start, end), so the
+ * walk visits every row boundary exactly once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <bpf/bpf.h>
+
+#include <scry/unwind.h>
+
+#define REG_RBP		6
+#define REG_RSP		7
+#define REG_RIP		16
+#define PAGE_MASK_4K	(~0xfffULL)
+#define MAX_KEY		64
+
+struct load_seg {
+	__u64 vaddr;
+	__u64 offset;
+	__u64 filesz;
+	__u64 memsz;
+	bool exec;
+};
+
+struct unwind_table {
+	struct scry_unwind_row *rows;
+	size_t nrows;
+	size_t cap;
+	struct load_seg *segs;
+	size_t nsegs;
+	struct unwind_stats stats;
+	char key[MAX_KEY];
+};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int rows_push(struct unwind_table *t, struct scry_unwind_row r)
+{
+	struct scry_unwind_row *last = t->nrows ? &t->rows[t->nrows - 1] : NULL;
+
+	/* one rule over a longer range: the walker needs only its start */
+	if (last && last->cfa == r.cfa && last->off == r.off &&
+	    last->rbp == r.rbp)
+		return 0;
+	/* an empty row (FDE of zero length, or a rule changing twice at
+	 * one pc): the later rule wins */
+	if (last && last->pc == r.pc) {
+		*last = r;
+		return 0;
+	}
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 4096;
+		void *p = realloc(t->rows, cap * sizeof(*t->rows));
+
+		if (!p)
+			return -ENOMEM;
+		t->rows = p;
+		t->cap = cap;
+	}
+	t->rows[t->nrows++] = r;
+	return 0;
+}
+
+/* ---- ELF: segments, build-id ------------------------------------------ */
+
+static int read_segs(Elf *e, struct unwind_table *t)
+{
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(e, &n))
+		return -ENOEXEC;
+	t->segs = calloc(n ? n : 1, sizeof(*t->segs));
+	if (!t->segs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		t->segs[t->nsegs++] = (struct load_seg){
+			.vaddr = ph.p_vaddr, .offset = ph.p_offset,
+			.filesz = ph.p_filesz, .memsz = ph.p_memsz,
+			.exec = ph.p_flags & PF_X,
+		};
+	}
+	return 0;
+}
+
+static bool in_exec_seg(const struct unwind_table *t, __u64 pc)
+{
+	size_t i;
+
+	for (i = 0; i < t->nsegs; i++)
+		if (t->segs[i].exec && pc >= t->segs[i].vaddr &&
+		    pc - t->segs[i].vaddr < t->segs[i].memsz)
+			return true;
+	return false;
+}
+
+static bool note_build_id(Elf_Data *d, char *hex, size_t len)
+{
+	size_t off = 0, name_off, desc_off, i;
+	GElf_Nhdr nh;
+	const unsigned char *desc;
+
+	while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp((char *)d->d_buf + name_off, "GNU", 4) ||
+		    !nh.n_descsz || nh.n_descsz * 2 + 1 > len)
+			continue;
+		desc = (const unsigned char *)d->d_buf + desc_off;
+		for (i = 0; i < nh.n_descsz; i++)
+			snprintf(hex + 2 * i, 3, "%02x", desc[i]);
+		return true;
+	}
+	return false;
+}
+
+static bool elf_build_id_hex(Elf *e, char *hex, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d && note_build_id(d, hex, len))
+			return true;
+	}
+	return false;
+}
+
+static Elf_Scn *find_scn(Elf *e, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *n;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS)
+			continue;
+		n = elf_strptr(e, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/* ---- FDE enumeration -------------------------------------------------- */
+
+struct fde {
+	__u64 start;
+	__u64 end;
+};
+
+struct cie_enc {
+	Dwarf_Off off;
+	int enc;		/* FDE pointer encoding, -1: not understood */
+};
+
+struct cfi_src {
+	Elf_Data *data;
+	__u64 sec_addr;		/* .eh_frame's vaddr, base of pcrel pointers */
+	bool eh;
+	unsigned int addr_size;
+	struct cie_enc *cies;
+	size_t ncies, cap_cies;
+};
+
+static bool read_uleb(const uint8_t **p, const uint8_t *end, __u64 *v)
+{
+	unsigned int shift = 0;
+
+	*v = 0;
+	while (*p < end && shift < 64) {
+		uint8_t b = *(*p)++;
+
+		*v |= (__u64)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+static bool read_sleb(const uint8_t **p, const uint8_t *end, __s64 *v)
+{
+	unsigned int shift = 0;
+	__u64 u = 0;
+	uint8_t b = 0;
+
+	while (*p < end && shift < 64) {
+		b = *(*p)++;
+		u |= (__u64)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				u |= ~0ULL << shift;
+			*v = (__s64)u;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Read one DW_EH_PE-encoded pointer at *@p. Only what FDE addresses use:
+ * absolute or pc-relative, fixed or LEB128 size.
+ */
+static bool read_encoded(const struct cfi_src *src, int enc, const uint8_t **p,
+			 const uint8_t *end, __u64 *v)
+{
+	const uint8_t *at = *p;
+	__u64 u = 0;
+	__s64 s = 0;
+	unsigned int size;
+
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr:
+		size = src->addr_size;
+		break;
+	case DW_EH_PE_udata2: case DW_EH_PE_sdata2:
+		size = 2;
+		break;
+	case DW_EH_PE_udata4: case DW_EH_PE_sdata4:
+		size = 4;
+		break;
+	case DW_EH_PE_udata8: case DW_EH_PE_sdata8:
+		size = 8;
+		break;
+	case DW_EH_PE_uleb128:
+		if (!read_uleb(p, end, &u))
+			return false;
+		size = 0;
+		break;
+	case DW_EH_PE_sleb128:
+		if (!read_sleb(p, end, &s))
+			return false;
+		u = s;
+		size = 0;
+		break;
+	default:
+		return false;
+	}
+	if (size) {
+		if ((size_t)(end - *p) < size)
+			return false;
+		memcpy(&u, *p, size);	/* little endian: x86-64 only */
+		if ((enc & 0x08) && size < 8 && (u >> (size * 8 - 1)) & 1)
+			u |= ~0ULL << (size * 8);	/* sdataN */
+		*p += size;
+	}
+	switch (enc & 0x70) {
+	case 0:
+		break;
+	case DW_EH_PE_pcrel:
+		u += src->sec_addr + (at - (const uint8_t *)src->data->d_buf);
+		break;
+	default:
+		return false;
+	}
+	*v = u;
+	return true;
+}
+
+/* The FDE pointer encoding from a CIE's augmentation ('R'). */
+static int cie_fde_enc(const struct cfi_src *src, const Dwarf_CIE *cie)
+{
+	const uint8_t *d = cie->augmentation_data;
+	const uint8_t *end = d ? d + cie->augmentation_data_size : NULL;
+	const char *a = cie->augmentation;
+	__u64 skip;
+
+	if (!src->eh)
+		return DW_EH_PE_absptr;
+	if (!a || a[0] != 'z')
+		return a && a[0] ? -1 : DW_EH_PE_absptr;
+	for (a++; *a; a++) {
+		switch (*a) {
+		case 'R':
+			return d && d < end ? *d : -1;
+		case 'L':
+			d++;
+			break;
+		case 'P':
+			if (!d || d >= end)
+				return -1;
+			{
+				int penc = *d++;
+
+				if (!read_encoded(src, penc & 0x0f, &d, end, &skip))
+					return -1;
+			}
+			break;
+		case 'S': case 'B':
+			break;
+		default:
+			return -1;
+		}
+	}
+	return DW_EH_PE_absptr;
+}
+
+static int cie_add(struct cfi_src *src, Dwarf_Off off, const Dwarf_CIE *cie)
+{
+	if (src->ncies == src->cap_cies) {
+		size_t cap = src->cap_cies ? src->cap_cies * 2 : 8;
+		void *p = realloc(src->cies, cap * sizeof(*src->cies));
+
+		if (!p)
+			return -ENOMEM;
+		src->cies = p;
+		src->cap_cies = cap;
+	}
+	src->cies[src->ncies++] = (struct cie_enc){ off, cie_fde_enc(src, cie) };
+	return 0;
+}
+
+static int cie_enc_of(const struct cfi_src *src, Dwarf_Off off)
+{
+	size_t i;
+
+	/* a handful of CIEs per file: the newest is almost always it */
+	for (i = src->ncies; i-- > 0;)
+		if (src->cies[i].off == off)
+			return src->cies[i].enc;
+	return -1;
+}
+
+static int fde_cmp(const void *a, const void *b)
+{
+	const struct fde *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end < y->end) - (x->end > y->end);	/* longest first */
+}
+
+/* Sort, and keep one FDE per start (the longest). */
+static size_t sort_fdes(struct fde *v, size_t n)
+{
+	size_t i, k = 0;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), fde_cmp);
+	for (i = 1; i < n; i++)
+		if (v[i].start != v[k].start)
+			v[++k] = v[i];
+	return k + 1;
+}
+
+/* Every FDE's [start, end) that lies in an executable segment, sorted. */
+static int list_fdes(Elf *e, struct cfi_src *src, const struct unwind_table *t,
+		     struct fde **out, size_t *nout)
+{
+	Dwarf_Off off = 0, next;
+	Dwarf_CFI_Entry ent;
+	struct fde *v = NULL;
+	size_t n = 0, cap = 0;
+	const char *ident = elf_getident(e, NULL);
+	int r, enc;
+
+	while ((r = dwarf_next_cfi((const unsigned char *)ident, src->data,
+				   src->eh, off, &next, &ent)) == 0) {
+		const uint8_t *p = ent.fde.start, *end = ent.fde.end;
+		__u64 start, len;
+
+		if (dwarf_cfi_cie_p(&ent)) {
+			if (cie_add(src, off, &ent.cie))
+				goto nomem;
+		} else if ((enc = cie_enc_of(src, ent.fde.CIE_pointer)) >= 0 &&
+			   read_encoded(src, enc, &p, end, &start) &&
+			   read_encoded(src, enc & 0x0f, &p, end, &len) &&
+			   len && start + len > start && in_exec_seg(t, start)) {
+			if (n == cap) {
+				void *q;
+
+				cap = cap ? cap * 2 : 1024;
+				q = realloc(v, cap * sizeof(*v));
+				if (!q)
+					goto nomem;
+				v = q;
+			}
+			v[n++] = (struct fde){ start, start + len };
+		}
+		if (next == (Dwarf_Off)-1 || next <= off)
+			break;
+		off = next;
+	}
+	/* r < 0: a malformed entry ends the section; keep what came before */
+	*out = v;
+	*nout = sort_fdes(v, n);
+	return 0;
+nomem:
+	free(v);
+	return -ENOMEM;
+}
+
+/* ---- one row from libdw's frame state --------------------------------- */
+
+/* Register @reg saved at CFA + *off (ops as dwarf_frame_register gives). */
+static bool saved_at_cfa(const Dwarf_Op *ops, size_t nops, __s64 *off)
+{
+	if (nops == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+		*off = 0;
+		return true;
+	}
+	if (nops == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+	    ops[1].atom == DW_OP_plus_uconst) {
+		*off = (__s64)ops[1].number;
+		return true;
+	}
+	return false;
+}
+
+/* rsp + 8 + (((rip & 15) >= K) << 3): the CFI GNU ld writes for .plt */
+static bool plt_rule(const Dwarf_Op *ops, size_t nops, __s16 *k)
+{
+	static const uint8_t want[] = {
+		DW_OP_breg7, DW_OP_breg16, DW_OP_lit15, DW_OP_and, 0,
+		DW_OP_ge, DW_OP_lit3, DW_OP_shl, DW_OP_plus,
+	};
+	size_t i;
+
+	if (nops != sizeof(want) || ops[0].number != 8 || ops[1].number != 0)
+		return false;
+	for (i = 0; i < nops; i++)
+		if (want[i] && ops[i].atom != want[i])
+			return false;
+	if (ops[4].atom < DW_OP_lit0 || ops[4].atom > DW_OP_lit31)
+		return false;
+	*k = ops[4].atom - DW_OP_lit0;
+	return true;
+}
+
+static void cfa_rule(Dwarf_Frame *fr, struct scry_unwind_row *r)
+{
+	Dwarf_Op *ops;
+	size_t nops;
+	__s64 off;
+
+	r->cfa = SCRY_UNWIND_CFA_UNSUPPORTED;
+	if (dwarf_frame_cfa(fr, &ops, &nops) || !nops)
+		return;
+	if (nops == 1 && ops[0].atom == DW_OP_bregx &&
+	    (ops[0].number == REG_RSP || ops[0].number == REG_RBP)) {
+		off = (__s64)ops[0].number2;
+		if (off != (__s16)off)
+			return;
+		r->cfa = ops[0].number == REG_RSP ? SCRY_UNWIND_CFA_RSP
+						  : SCRY_UNWIND_CFA_RBP;
+		r->off = off;
+	} else if (nops == 2 && ops[0].atom == DW_OP_breg6 &&
+		   ops[1].atom == DW_OP_deref) {
+		off = (__s64)ops[0].number;
+		if (off != (__s16)off)
+			return;
+		r->cfa = SCRY_UNWIND_CFA_DEREF_RBP;
+		r->off = off;
+	} else if (plt_rule(ops, nops, &r->off)) {
+		r->cfa = SCRY_UNWIND_CFA_PLT;
+	}
+}
+
+static __u8 rbp_rule(Dwarf_Frame *fr)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	__s64 off;
+
+	if (dwarf_frame_register(fr, REG_RBP, mem, &ops, &nops))
+		return SCRY_UNWIND_RBP_LOST;
+	if (!nops)
+		return ops ? SCRY_UNWIND_RBP_LOST : SCRY_UNWIND_RBP_SAME;
+	if (!saved_at_cfa(ops, nops, &off) || off >= 0 || off % 8 ||
+	    -off / 8 >= SCRY_UNWIND_RBP_LOST)
+		return SCRY_UNWIND_RBP_LOST;
+	return -off / 8;
+}
+
+static struct scry_unwind_row row_of(Dwarf_Frame *fr, __u64 pc, int ra_reg,
+				     bool signal)
+{
+	struct scry_unwind_row r = { .pc = pc };
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	__s64 off;
+
+	if (signal) {
+		r.cfa = SCRY_UNWIND_CFA_SIGNAL;
+		return r;
+	}
+	if (dwarf_frame_register(fr, ra_reg, mem, &ops, &nops) ||
+	    ra_reg != REG_RIP) {
+		r.cfa = SCRY_UNWIND_CFA_UNSUPPORTED;
+		return r;
+	}
+	if (!nops && ops) {		/* undefined: the outermost frame */
+		r.cfa = SCRY_UNWIND_CFA_END;
+		return r;
+	}
+	cfa_rule(fr, &r);
+	/* the walker reads the return address at CFA - 8, nowhere else */
+	if (!saved_at_cfa(ops, nops, &off) || off != -8) {
+		r.cfa = SCRY_UNWIND_CFA_UNSUPPORTED;
+		r.off = 0;
+	}
+	if (r.cfa != SCRY_UNWIND_CFA_UNSUPPORTED)
+		r.rbp = rbp_rule(fr);
+	return r;
+}
+
+/* Every row of one FDE; a pc libdw cannot evaluate gets an UNSUPPORTED row. */
+static int fde_rows(Dwarf_CFI *cfi, const struct fde *f, __u64 until,
+		    struct unwind_table *t)
+{
+	__u64 pc = f->start, start, end;
+	struct scry_unwind_row r;
+	Dwarf_Frame *fr;
+	bool signal;
+	int ra, err;
+
+	while (pc < until) {
+		if (dwarf_cfi_addrframe(cfi, pc, &fr))
+			return rows_push(t, (struct scry_unwind_row){
+				.pc = pc, .cfa = SCRY_UNWIND_CFA_UNSUPPORTED });
+		ra = dwarf_frame_info(fr, &start, &end, &signal);
+		r = row_of(fr, pc, ra, signal);
+		free(fr);
+		err = rows_push(t, r);
+		if (err)
+			return err;
+		if (end <= pc)		/* libdw could not bound the row */
+			break;
+		pc = end;
+	}
+	return 0;
+}
+
+static void count_rows(struct unwind_table *t)
+{
+	struct unwind_stats *st = &t->stats;
+	size_t i;
+
+	st->rows = t->nrows;
+	for (i = 0; i < t->nrows; i++) {
+		const struct scry_unwind_row *r = &t->rows[i];
+
+		if (r->cfa < SCRY_UNWIND_CFA_COUNT)
+			st->cfa[r->cfa]++;
+		if (r->cfa == SCRY_UNWIND_CFA_NONE ||
+		    r->cfa == SCRY_UNWIND_CFA_UNSUPPORTED)
+			continue;
+		if (r->rbp == SCRY_UNWIND_RBP_LOST)
+			st->rbp_lost++;
+		else if (r->rbp != SCRY_UNWIND_RBP_SAME)
+			st->rbp_saved++;
+	}
+}
+
+/*
+ * Rows of every FDE in order. Where one FDE ends before the next begins a
+ * CFA_NONE row marks the gap, so a pc there is not unwound with the rule
+ * of the code before it. Overlapping FDEs are cut at the next one's start.
+ */
+static int table_rows(Dwarf_CFI *cfi, const struct fde *fdes, size_t n,
+		      struct unwind_table *t)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		__u64 until = fdes[i].end;
+		bool gap = true;
+
+		if (i + 1 < n && fdes[i + 1].start <= until) {
+			until = fdes[i + 1].start;
+			gap = fdes[i + 1].start < fdes[i].end ? false :
+			      fdes[i + 1].start != fdes[i].end;
+		}
+		if (until > UINT32_MAX)
+			return -EFBIG;
+		err = fde_rows(cfi, &fdes[i], until, t);
+		if (!err && gap)
+			err = rows_push(t, (struct scry_unwind_row){
+				.pc = until, .cfa = SCRY_UNWIND_CFA_NONE });
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- table build ------------------------------------------------------ */
+
+/* .eh_frame through dwarf_getcfi_elf, else .debug_frame through libdw. */
+static int open_cfi(Elf *e, struct cfi_src *src, Dwarf **dw, Dwarf_CFI **cfi)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	src->addr_size = gelf_getclass(e) == ELFCLASS32 ? 4 : 8;
+	scn = find_scn(e, ".eh_frame", &sh);
+	if (scn && sh.sh_size) {
+		src->eh = true;
+		src->sec_addr = sh.sh_addr;
+		src->data = elf_getdata(scn, NULL);
+		*cfi = dwarf_getcfi_elf(e);
+		return src->data && *cfi ? 0 : -ENOENT;
+	}
+	scn = find_scn(e, ".debug_frame", &sh);
+	if (!scn || !sh.sh_size)
+		return -ENOENT;
+	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return -ENOENT;
+	src->data = elf_getdata(scn, NULL);
+	*dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+	*cfi = *dw ? dwarf_getcfi(*dw) : NULL;
+	return src->data && *cfi ? 0 : -ENOENT;
+}
+
+static int build(Elf *e, struct unwind_table *t)
+{
+	struct cfi_src src = {};
+	Dwarf_CFI *cfi = NULL;
+	Dwarf *dw = NULL;
+	struct fde *fdes = NULL;
+	size_t nfdes = 0;
+	int err;
+
+	if (elf_kind(e) != ELF_K_ELF || gelf_getclass(e) != ELFCLASS64)
+		return -ENOEXEC;
+	err = read_segs(e, t);
+	if (!err)
+		err = open_cfi(e, &src, &dw, &cfi);
+	if (!err)
+		err = list_fdes(e, &src, t, &fdes, &nfdes);
+	if (!err && !nfdes)
+		err = -ENOENT;
+	if (!err) {
+		t->stats.fdes = nfdes;
+		err = table_rows(cfi, fdes, nfdes, t);
+	}
+	free(fdes);
+	free(src.cies);
+	if (dw)
+		dwarf_end(dw);		/* owns its cfi */
+	else if (cfi)
+		dwarf_cfi_end(cfi);
+	if (!err)
+		count_rows(t);
+	return err;
+}
+
+static struct unwind_table *build_elf(Elf *e, const char *name,
+				      const struct stat *st)
+{
+	struct unwind_table *t = calloc(1, sizeof(*t));
+	double t0 = now_ms();
+	int err = -ENOMEM;
+
+	if (t)
+		err = build(e, t);
+	if (err) {
+		unwind_table_free(t);
+		errno = -err;
+		return NULL;
+	}
+	if (!elf_build_id_hex(e, t->key, sizeof(t->key))) {
+		if (st)
+			snprintf(t->key, sizeof(t->key), "%llx:%llx",
+				 (unsigned long long)st->st_dev,
+				 (unsigned long long)st->st_ino);
+		else
+			snprintf(t->key, sizeof(t->key), "%s", name);
+	}
+	t->stats.build_ms = now_ms() - t0;
+	return t;
+}
+
+struct unwind_table *unwind_table_build(const char *path, int fd)
+{
+	struct unwind_table *t;
+	struct stat st;
+	bool own = fd < 0;
+	Elf *e;
+	int err;
+
+	elf_version(EV_CURRENT);
+	if (own)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e) {
+		t = NULL;
+		err = ENOEXEC;
+	} else {
+		t = build_elf(e, path, fstat(fd, &st) ? NULL : &st);
+		err = errno;
+		elf_end(e);
+	}
+	if (own)
+		close(fd);
+	errno = err;
+	return t;
+}
+
+struct unwind_table *unwind_table_build_mem(const char *name, const void *image,
+					    size_t size)
+{
+	struct unwind_table *t;
+	void *copy;
+	Elf *e;
+	int err;
+
+	elf_version(EV_CURRENT);
+	/* elf_memory may write (section conversion): work on a copy */
+	copy = malloc(size);
+	if (!copy)
+		return NULL;
+	memcpy(copy, image, size);
+	e = elf_memory(copy, size);
+	if (!e) {
+		free(copy);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	t = build_elf(e, name, NULL);
+	err = errno;
+	elf_end(e);
+	free(copy);
+	errno = err;
+	return t;
+}
+
+void unwind_table_free(struct unwind_table *t)
+{
+	if (!t)
+		return;
+	free(t->rows);
+	free(t->segs);
+	free(t);
+}
+
+const struct scry_unwind_row *unwind_table_rows(const struct unwind_table *t,
+						size_t *nrows)
+{
+	*nrows = t->nrows;
+	return t->rows;
+}
+
+const struct unwind_stats *unwind_table_stats(const struct unwind_table *t)
+{
+	return &t->stats;
+}
+
+const char *unwind_table_key(const struct unwind_table *t)
+{
+	return t->key;
+}
+
+/* Last row at or before @pc: the same search the BPF walker does. */
+const struct scry_unwind_row *unwind_table_find(const struct unwind_table *t,
+						__u64 pc)
+{
+	size_t lo = 0, hi = t->nrows;
+
+	if (!t->nrows || pc < t->rows[0].pc || pc > UINT32_MAX)
+		return NULL;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->rows[mid].pc <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return t->rows[lo].cfa == SCRY_UNWIND_CFA_NONE ? NULL : &t->rows[lo];
+}
+
+int unwind_table_bias(const struct unwind_table *t, __u64 start, __u64 offset,
+		      __u64 *bias)
+{
+	const struct load_seg *best = NULL;
+	size_t i;
+
+	for (i = 0; i < t->nsegs; i++) {
+		const struct load_seg *s = &t->segs[i];
+
+		if ((s->offset & PAGE_MASK_4K) <= offset &&
+		    offset < s->offset + (s->filesz ? s->filesz : 1) &&
+		    (!best || (s->exec && !best->exec)))
+			best = s;
+	}
+	if (!best)
+		return -ENOENT;
+	*bias = start - (best->vaddr - best->offset + offset);
+	return 0;
+}
+
+const char *unwind_cfa_name(unsigned int cfa)
+{
+	static const char *const names[SCRY_UNWIND_CFA_COUNT] = {
+		[SCRY_UNWIND_CFA_NONE] = "gap",
+		[SCRY_UNWIND_CFA_RSP] = "rsp",
+		[SCRY_UNWIND_CFA_RBP] = "rbp",
+		[SCRY_UNWIND_CFA_PLT] = "plt",
+		[SCRY_UNWIND_CFA_DEREF_RBP] = "deref-rbp",
+		[SCRY_UNWIND_CFA_SIGNAL] = "signal",
+		[SCRY_UNWIND_CFA_END] = "end",
+		[SCRY_UNWIND_CFA_UNSUPPORTED] = "unsupported",
+	};
+
+	return cfa < SCRY_UNWIND_CFA_COUNT ? names[cfa] : "?";
+}
+
+const char *unwind_stat_name(unsigned int reason)
+{
+	static const char *const names[SCRY_UNWIND_NSTATS] = {
+		[SCRY_UNWIND_STAT_NO_PROC] = "unwind-no-tables",
+		[SCRY_UNWIND_STAT_NO_MAPPING] = "unwind-no-mapping",
+		[SCRY_UNWIND_STAT_NO_ROW] = "unwind-no-row",
+		[SCRY_UNWIND_STAT_FAULT] = "unwind-read-fault",
+		[SCRY_UNWIND_STAT_DEPTH] = "unwind-depth-limit",
+		[SCRY_UNWIND_STAT_UNSUPPORTED] = "unwind-unsupported-row",
+	};
+
+	return reason < SCRY_UNWIND_NSTATS ? names[reason] : "?";
+}
+
+void unwind_stats_print(FILE *f, const char *name, const struct unwind_stats *st)
+{
+	unsigned int i;
+
+	fprintf(f, "%s: %zu rows (", name, st->rows);
+	for (i = 0; i < SCRY_UNWIND_CFA_COUNT; i++)
+		fprintf(f, "%s%s %zu", i ? ", " : "", unwind_cfa_name(i),
+			st->cfa[i]);
+	fprintf(f, "; rbp saved %zu, lost %zu), %zu FDEs, %.1f ms\n",
+		st->rbp_saved, st->rbp_lost, st->fdes, st->build_ms);
+}
+
+/* ---- /proc/PID/maps --------------------------------------------------- */
+
+static int fmap_cmp(const void *a, const void *b)
+{
+	const struct unwind_fmap *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* One maps line -> @m when it is an executable file or the vDSO. */
+static bool parse_line(const char *line, struct unwind_fmap *m)
+{
+	unsigned long long start, end, off, ino;
+	unsigned int maj, min;
+	char perms[5];
+	int pos = 0;
+	const char *path;
+	size_t len;
+
+	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &start, &end,
+		   perms, &off, &maj, &min, &ino, &pos) < 7 || !pos ||
+	    perms[2] != 'x')
+		return false;
+	path = line + pos;
+	len = strcspn(path, "\n");
+	if (!(path[0] == '/' && ino) && strncmp(path, "[vdso]", len ? len : 1))
+		return false;
+	m->path = strndup(path, len);
+	if (!m->path)
+		return false;
+	m->start = start;
+	m->end = end;
+	m->offset = off;
+	m->dev = makedev(maj, min);
+	m->ino = ino;
+	return true;
+}
+
+int unwind_fmaps_read(int pid, struct unwind_fmap **out)
+{
+	struct unwind_fmap *v = NULL, m;
+	char path[32], *line = NULL;
+	size_t lcap = 0;
+	int n = 0, cap = 0, err = 0;
+	FILE *f;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/maps");
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (getline(&line, &lcap, f) > 0) {
+		if (!parse_line(line, &m))
+			continue;
+		if (n == cap) {
+			void *p;
+
+			cap = cap ? cap * 2 : 64;
+			p = realloc(v, cap * sizeof(*v));
+			if (!p) {
+				free(m.path);
+				err = -ENOMEM;
+				break;
+			}
+			v = p;
+		}
+		v[n++] = m;
+	}
+	if (!err && ferror(f))
+		err = errno == ESRCH || errno == ENOENT ? -ESRCH : -EIO;
+	free(line);
+	fclose(f);
+	if (err) {
+		unwind_fmaps_free(v, n);
+		return err;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), fmap_cmp);
+	*out = v;
+	return n;
+}
+
+void unwind_fmaps_free(struct unwind_fmap *m, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(m[i].path);
+	free(m);
+}
+
+/* ---- the store -------------------------------------------------------- */
+
+#define FILE_BUCKETS	256
+
+/* One file seen in some process, with or without a table. */
+struct ufile {
+	struct ufile *next;
+	__u64 dev, ino;
+	struct unwind_table *t;	/* NULL: no usable CFI, or unreadable */
+	__u32 id;		/* unwind_tables id, 0: not placed */
+};
+
+struct unwind_store {
+	struct unwind_store_maps maps;
+	struct scry_unwind_row *rows;	/* the map's mmap, or malloc'ed */
+	size_t rows_len;		/* bytes mapped */
+	bool rows_mmapped;
+	struct scry_unwind_tinfo *tinfo;
+	__u32 ntables;			/* next id; 0 is never used */
+	struct ufile *files[FILE_BUCKETS];
+	struct ufile *vdso;
+	struct unwind_store_stats stats;
+	struct scry_unwind_proc proc;	/* scratch for unwind_store_pid */
+};
+
+struct unwind_store *unwind_store_new(const struct unwind_store_maps *maps)
+{
+	struct unwind_store *s = calloc(1, sizeof(*s));
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!s)
+		return NULL;
+	s->maps = *maps;
+	if (!s->maps.max_tables || !s->maps.max_rows)
+		goto fail;
+	s->tinfo = calloc(s->maps.max_tables, sizeof(*s->tinfo));
+	if (!s->tinfo)
+		goto fail;
+	s->ntables = 1;
+	if (maps->rows_fd >= 0) {
+		/* BPF_F_MMAPABLE: a table lands with one memcpy */
+		s->rows_len = ((size_t)s->maps.max_rows * sizeof(*s->rows) +
+			       page - 1) / page * page;
+		s->rows = mmap(NULL, s->rows_len, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, maps->rows_fd, 0);
+		if (s->rows != MAP_FAILED) {
+			s->rows_mmapped = true;
+			return s;
+		}
+		s->rows = NULL;
+	}
+	s->rows = calloc(s->maps.max_rows, sizeof(*s->rows));
+	if (s->rows)
+		return s;
+fail:
+	free(s->tinfo);
+	free(s);
+	errno = ENOMEM;
+	return NULL;
+}
+
+static void ufile_free(struct ufile *f)
+{
+	if (!f)
+		return;
+	unwind_table_free(f->t);
+	free(f);
+}
+
+void unwind_store_free(struct unwind_store *s)
+{
+	struct ufile *f, *next;
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < FILE_BUCKETS; i++) {
+		for (f = s->files[i]; f; f = next) {
+			next = f->next;
+			ufile_free(f);
+		}
+	}
+	ufile_free(s->vdso);
+	if (s->rows_mmapped)
+		munmap(s->rows, s->rows_len);
+	else
+		free(s->rows);
+	free(s->tinfo);
+	free(s);
+}
+
+static void stats_add(struct unwind_stats *sum, const struct unwind_stats *st)
+{
+	size_t i;
+
+	sum->fdes += st->fdes;
+	sum->rows += st->rows;
+	for (i = 0; i < SCRY_UNWIND_CFA_COUNT; i++)
+		sum->cfa[i] += st->cfa[i];
+	sum->rbp_saved += st->rbp_saved;
+	sum->rbp_lost += st->rbp_lost;
+	sum->build_ms += st->build_ms;
+}
+
+/* Rows without mmap: one update per row (slow, but only once per file). */
+static int write_rows(struct unwind_store *s, __u32 base, size_t n)
+{
+	__u32 i, key;
+
+	if (s->rows_mmapped || s->maps.rows_fd < 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		key = base + i;
+		if (bpf_map_update_elem(s->maps.rows_fd, &key, &s->rows[key], 0))
+			return -errno;
+	}
+	return 0;
+}
+
+/* Give @f's table an id and rows in the maps; rows before the id. */
+static void place(struct unwind_store *s, struct ufile *f)
+{
+	struct unwind_store_stats *ss = &s->stats;
+	__u32 base = ss->rows_used, id = s->ntables;
+	size_t n;
+	const struct scry_unwind_row *rows = unwind_table_rows(f->t, &n);
+
+	if (id >= s->maps.max_tables) {
+		ss->tables_full++;
+		return;
+	}
+	if (n > s->maps.max_rows - base) {
+		ss->rows_full++;
+		return;
+	}
+	memcpy(&s->rows[base], rows, n * sizeof(*rows));
+	if (write_rows(s, base, n))
+		return;
+	s->tinfo[id] = (struct scry_unwind_tinfo){ .base = base, .nrows = n };
+	if (s->maps.tables_fd >= 0 &&
+	    bpf_map_update_elem(s->maps.tables_fd, &id, &s->tinfo[id], 0))
+		return;
+	f->id = id;
+	s->ntables++;
+	ss->rows_used += n;
+	ss->tables++;
+	stats_add(&ss->sum, unwind_table_stats(f->t));
+}
+
+static struct ufile *find_file(struct unwind_store *s, __u64 dev, __u64 ino)
+{
+	struct ufile *f;
+
+	for (f = s->files[(dev ^ ino) % FILE_BUCKETS]; f; f = f->next)
+		if (f->dev == dev && f->ino == ino)
+			return f;
+	return NULL;
+}
+
+/* A placed file with the same build-id (one library, many containers). */
+static struct ufile *find_key(struct unwind_store *s, const char *key)
+{
+	struct ufile *f;
+	size_t i;
+
+	for (i = 0; i < FILE_BUCKETS; i++)
+		for (f = s->files[i]; f; f = f->next)
+			if (f->t && !strcmp(unwind_table_key(f->t), key))
+				return f;
+	return NULL;
+}
+
+/*
+ * Open the file behind a mapping as the process sees it: map_files
+ * (needs CAP_SYS_ADMIN) reaches deleted and other-namespace files; else
+ * the path through the process's root, if it is still the same inode.
+ */
+static int open_mapped(int pid, const struct unwind_fmap *m)
+{
+	char p[4096];
+	struct stat st;
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/%d/map_files/%llx-%llx", pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	snprintf(p, sizeof(p), "/proc/%d/root%s", pid, m->path);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || st.st_ino != m->ino) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The vDSO is the same image in every 64-bit process: build ours. */
+static struct unwind_table *vdso_table(void)
+{
+	struct unwind_fmap *m;
+	struct unwind_table *t = NULL;
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	int n, i;
+
+	if (!base)
+		return NULL;
+	n = unwind_fmaps_read(0, &m);
+	for (i = 0; i < n; i++) {
+		if (!strcmp(m[i].path, "[vdso]") && m[i].start == base) {
+			t = unwind_table_build_mem("[vdso]", (void *)base,
+						   m[i].end - m[i].start);
+			break;
+		}
+	}
+	if (n > 0)
+		unwind_fmaps_free(m, n);
+	return t;
+}
+
+static struct ufile *file_of(struct unwind_store *s, int pid,
+			     const struct unwind_fmap *m)
+{
+	struct ufile *f, *same;
+	int fd;
+
+	if (m->path[0] == '[') {
+		if (!s->vdso) {
+			s->vdso = calloc(1, sizeof(*s->vdso));
+			if (!s->vdso)
+				return NULL;
+			s->vdso->t = vdso_table();
+			s->stats.files++;
+			if (s->vdso->t)
+				place(s, s->vdso);
+			else
+				s->stats.no_cfi++;
+		}
+		return s->vdso;
+	}
+	f = find_file(s, m->dev, m->ino);
+	if (f)
+		return f;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->dev = m->dev;
+	f->ino = m->ino;
+	f->next = s->files[(m->dev ^ m->ino) % FILE_BUCKETS];
+	s->files[(m->dev ^ m->ino) % FILE_BUCKETS] = f;
+	s->stats.files++;
+	fd = open_mapped(pid, m);
+	if (fd < 0) {
+		s->stats.failed++;
+		return f;
+	}
+	f->t = unwind_table_build(m->path, fd);
+	close(fd);
+	if (!f->t) {
+		if (errno == ENOENT || errno == EFBIG)
+			s->stats.no_cfi++;
+		else
+			s->stats.failed++;
+		return f;
+	}
+	same = find_key(s, unwind_table_key(f->t));
+	if (same && same != f && same->id) {
+		f->id = same->id;	/* same bytes, other inode: share */
+		return f;
+	}
+	place(s, f);
+	return f;
+}
+
+int unwind_store_proc(struct unwind_store *s, int pid,
+		      struct scry_unwind_proc *out)
+{
+	struct unwind_fmap *m;
+	struct ufile *f;
+	__u64 bias;
+	int n, i;
+
+	n = unwind_fmaps_read(pid, &m);
+	if (n < 0)
+		return n;
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < n; i++) {
+		f = file_of(s, pid, &m[i]);
+		if (!f || !f->id || unwind_table_bias(f->t, m[i].start,
+						      m[i].offset, &bias))
+			continue;
+		if (out->n == SCRY_UNWIND_MAX_MAPS) {
+			s->stats.maps_dropped++;
+			continue;
+		}
+		out->map[out->n++] = (struct scry_unwind_map){
+			.start = m[i].start, .end = m[i].end,
+			.bias = bias, .table = f->id,
+		};
+	}
+	unwind_fmaps_free(m, n);
+	return out->n;
+}
+
+int unwind_store_pid(struct unwind_store *s, int pid)
+{
+	__u32 key = pid;
+	int n;
+
+	n = unwind_store_proc(s, pid, &s->proc);
+	if (n < 0 || s->maps.procs_fd < 0)
+		return n;
+	/* one update swaps the whole list: the walker never sees half */
+	if (bpf_map_update_elem(s->maps.procs_fd, &key, &s->proc, 0)) {
+		s->stats.procs_failed++;
+		return -errno;
+	}
+	s->stats.procs++;
+	return n;
+}
+
+void unwind_store_forget(struct unwind_store *s, int pid)
+{
+	__u32 key = pid;
+
+	if (s->maps.procs_fd >= 0)
+		bpf_map_delete_elem(s->maps.procs_fd, &key);
+}
+
+const struct scry_unwind_row *unwind_store_rows(const struct unwind_store *s,
+						__u32 *nrows)
+{
+	*nrows = s->stats.rows_used;
+	return s->rows;
+}
+
+const struct scry_unwind_tinfo *unwind_store_tinfo(const struct unwind_store *s,
+						   __u32 *ntables)
+{
+	*ntables = s->ntables;
+	return s->tinfo;
+}
+
+const struct unwind_store_stats *unwind_store_stats(const struct unwind_store *s)
+{
+	return &s->stats;
+}
+
+const struct unwind_table *unwind_store_table(const struct unwind_store *s,
+					      __u32 id)
+{
+	const struct ufile *f;
+	size_t i;
+
+	if (!id)
+		return NULL;
+	if (s->vdso && s->vdso->id == id)
+		return s->vdso->t;
+	for (i = 0; i < FILE_BUCKETS; i++)
+		for (f = s->files[i]; f; f = f->next)
+			if (f->id == id && f->t)
+				return f->t;
+	return NULL;
+}

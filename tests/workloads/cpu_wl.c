@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CPU ground truth: hot_a() burns three times the CPU of hot_b(), in
+ * alternation, for SECONDS of wall time. The work is a fixed number of
+ * loop iterations (no calls inside the loops), so samples land in the
+ * two functions themselves, 3:1.
+ *
+ *   cpu_wl SECONDS
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static volatile unsigned long spin;
+
+
+__attribute__((noinline)) void hot_a(unsigned long n)
+{
+	for (unsigned long i = 0; i < 3 * n; i++)
+		spin += i;
+}
+
+__attribute__((noinline)) void hot_b(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		spin += i;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 2, end;
+	unsigned long n = 1000000;
+
+	end = now() + secs;
+	while (now() < end) {
+		hot_a(n);
+		hot_b(n);
+	}
+	return 0;
+}
