@@ -85,65 +85,72 @@ static char *u128_dec(char buf[DEC_LEN], u128 v)
 /* ---- names: valid XML text, whatever the binaries and processes say ---- */
 
 /*
- * Length of the well-formed UTF-8 sequence at @p that XML 1.0 accepts
- * as a character, 0 if there is none: no overlongs, surrogates, code
- * points above U+10FFFF, and not U+FFFE/U+FFFF. A NUL ends a sequence
- * early, so this never reads past the string.
+ * Length of the well-formed UTF-8 sequence at @p (no overlongs,
+ * surrogates or code points above U+10FFFF), its code point in @cp; 0 if
+ * there is none. A NUL ends a sequence early: never reads past the string.
  */
-static size_t xml_utf8_len(const unsigned char *p)
+static size_t utf8_len(const unsigned char *p, unsigned int *cp)
 {
-	unsigned int cp;
 	size_t n, i;
 
+	*cp = p[0];
 	if (p[0] < 0x80)
 		return 1;
 	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
 		n = 2;
-		cp = p[0] & 0x1f;
+		*cp = p[0] & 0x1f;
 	} else if ((p[0] & 0xf0) == 0xe0) {
 		n = 3;
-		cp = p[0] & 0x0f;
+		*cp = p[0] & 0x0f;
 	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
 		n = 4;
-		cp = p[0] & 0x07;
+		*cp = p[0] & 0x07;
 	} else {
 		return 0;
 	}
 	for (i = 1; i < n; i++) {
 		if ((p[i] & 0xc0) != 0x80)
 			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
+		*cp = *cp << 6 | (p[i] & 0x3f);
 	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ||
-	    cp == 0xfffe || cp == 0xffff)
+	if ((n == 3 && *cp < 0x800) || (n == 4 && *cp < 0x10000) ||
+	    *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
 		return 0;
 	return n;
 }
 
+/* What XML 1.0 cannot carry at all, not even as a character reference. */
+static bool xml_forbidden(unsigned int cp)
+{
+	return (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') ||
+	       cp == 0xfffe || cp == 0xffff;
+}
+
 /*
- * Copy @str into @m as clean text: control characters become '?' (XML
- * cannot carry them at all), other bytes outside well-formed UTF-8
- * become U+FFFD. With @semi, ';' becomes ':' as in out_folded, so frames
- * merge exactly as flamegraph.pl would merge scry --folded.
+ * Copy @str into @m as clean text. Control characters become '?' (as in
+ * out_folded; XML could keep a tab, but a name has no use for one); a
+ * byte outside well-formed UTF-8 becomes U+FFFD, and so does U+FFFE or
+ * U+FFFF, which XML forbids. With @semi, ';' becomes ':' as in
+ * out_folded, so frames merge exactly as flamegraph.pl would merge
+ * scry --folded.
  */
 static int clean_to(FILE *m, const char *str, bool semi)
 {
+	static const char replacement[] = "\xef\xbf\xbd";
 	const unsigned char *p = (const unsigned char *)str;
+	unsigned int cp;
 	size_t n;
+	int c;
 
 	while (*p) {
-		n = xml_utf8_len(p);
-		if (!n) {
-			if (fputs("\xef\xbf\xbd", m) == EOF)
+		n = utf8_len(p, &cp);
+		if (!n || xml_forbidden(cp) || cp == 0x7f ||
+		    (semi && cp == ';')) {
+			c = !n || cp > 0x7f ? EOF : cp == ';' ? ':' : '?';
+			if (c == EOF ? fputs(replacement, m) == EOF :
+				       fputc(c, m) == EOF)
 				return -ENOMEM;
-			p++;
-			continue;
-		}
-		if (n == 1 && (*p < 0x20 || *p == 0x7f || (semi && *p == ';'))) {
-			if (fputc(*p == ';' ? ':' : '?', m) == EOF)
-				return -ENOMEM;
-			p++;
+			p += n ? n : 1;
 			continue;
 		}
 		if (fwrite(p, 1, n, m) != n)
@@ -214,19 +221,22 @@ static void put_xml(struct svg *s, const char *str, size_t max)
 		sraw(s, "..");
 }
 
-/* Text built from pieces, cleaned, then written escaped. */
-static void put_built(struct svg *s, char *buf, size_t len, FILE *m,
+/*
+ * Text built from pieces in a memstream, then written escaped. @buf and
+ * @len are the stream's: they are only valid once it is closed.
+ */
+static void put_built(struct svg *s, char **buf, size_t *len, FILE *m,
 		      size_t max)
 {
 	bool bad = ferror(m);
 
-	if (fclose(m) == EOF || bad || !buf) {
+	if (fclose(m) == EOF || bad || !*buf) {
 		if (!s->err)
 			s->err = -ENOMEM;
-	} else if (len) {
-		put_xml(s, buf, max);
+	} else if (*len) {
+		put_xml(s, *buf, max);
 	}
-	free(buf);
+	free(*buf);
 }
 
 /* ---- paths: one per row, the frames of its folded line ---- */
@@ -893,7 +903,7 @@ static void put_heading(struct svg *s)
 	if (r->snapshot)
 		fprintf(m, ", snapshot %d", r->snapshot);
 	fputs(")", m);
-	put_built(s, buf, len, m, TITLE_CHARS);
+	put_built(s, &buf, &len, m, TITLE_CHARS);
 }
 
 /* "off-CPU time (ns): the expression" */
@@ -918,7 +928,7 @@ static void put_subheading(struct svg *s)
 		fputs(": ", m);
 		clean_to(m, r->question, false);
 	}
-	put_built(s, buf, len, m, SUB_CHARS);
+	put_built(s, &buf, &len, m, SUB_CHARS);
 }
 
 static void put_head(struct svg *s)

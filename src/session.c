@@ -484,7 +484,7 @@ static int snapshot(struct session *s, const struct plan *p, double *t0,
 int session_run(const struct scry_opts *o, const struct plan *p)
 {
 	struct session s = { .o = o, .sigfd = -1, .release_fd = -1 };
-	double t0;
+	double start, t0;
 	int err, i;
 
 	s.a.plan = p;
@@ -495,12 +495,12 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 		return 1;
 	}
 	err = session_start(&s, p);
-	t0 = now_s();
+	start = t0 = now_s();
 	if (o->duration_s > 0)
 		s.stop_at = t0 + o->duration_s;
 	while (!err) {
 		double tick = o->interval_s > 0 ?
-			      t0 + o->interval_s * (s.snapshots + 1) : 0;
+			      start + o->interval_s * (s.snapshots + 1) : 0;
 		int ret = wait_loop(&s, tick);
 
 		if (ret <= 0) {

@@ -464,33 +464,40 @@ static bool plt_rule(const Dwarf_Op *ops, size_t nops, __s16 *k)
 	return true;
 }
 
+/*
+ * Rule @cfa with offset @off: in bytes if it fits, else in 8-byte units
+ * (SCRY_UNWIND_CFA_OFF8), else UNSUPPORTED.
+ */
+static void set_rule(struct scry_unwind_row *r, __u8 cfa, __s64 off)
+{
+	if (off == (__s16)off) {
+		r->cfa = cfa;
+		r->off = off;
+	} else if (!(off % 8) && off / 8 == (__s16)(off / 8)) {
+		r->cfa = cfa | SCRY_UNWIND_CFA_OFF8;
+		r->off = off / 8;
+	}
+}
+
 static void cfa_rule(Dwarf_Frame *fr, struct scry_unwind_row *r)
 {
 	Dwarf_Op *ops;
 	size_t nops;
-	__s64 off;
 
 	r->cfa = SCRY_UNWIND_CFA_UNSUPPORTED;
 	if (dwarf_frame_cfa(fr, &ops, &nops) || !nops)
 		return;
 	if (nops == 1 && ops[0].atom == DW_OP_bregx &&
-	    (ops[0].number == REG_RSP || ops[0].number == REG_RBP)) {
-		off = (__s64)ops[0].number2;
-		if (off != (__s16)off)
-			return;
-		r->cfa = ops[0].number == REG_RSP ? SCRY_UNWIND_CFA_RSP
-						  : SCRY_UNWIND_CFA_RBP;
-		r->off = off;
-	} else if (nops == 2 && ops[0].atom == DW_OP_breg6 &&
-		   ops[1].atom == DW_OP_deref) {
-		off = (__s64)ops[0].number;
-		if (off != (__s16)off)
-			return;
-		r->cfa = SCRY_UNWIND_CFA_DEREF_RBP;
-		r->off = off;
-	} else if (plt_rule(ops, nops, &r->off)) {
+	    ops[0].number == REG_RSP)
+		set_rule(r, SCRY_UNWIND_CFA_RSP, (__s64)ops[0].number2);
+	else if (nops == 1 && ops[0].atom == DW_OP_bregx &&
+		 ops[0].number == REG_RBP)
+		set_rule(r, SCRY_UNWIND_CFA_RBP, (__s64)ops[0].number2);
+	else if (nops == 2 && ops[0].atom == DW_OP_breg6 &&
+		 ops[1].atom == DW_OP_deref)
+		set_rule(r, SCRY_UNWIND_CFA_DEREF_RBP, (__s64)ops[0].number);
+	else if (plt_rule(ops, nops, &r->off))
 		r->cfa = SCRY_UNWIND_CFA_PLT;
-	}
 }
 
 static __u8 rbp_rule(Dwarf_Frame *fr)
@@ -532,11 +539,11 @@ static struct scry_unwind_row row_of(Dwarf_Frame *fr, __u64 pc, int ra_reg,
 	}
 	cfa_rule(fr, &r);
 	/* the walker reads the return address at CFA - 8, nowhere else */
-	if (!saved_at_cfa(ops, nops, &off) || off != -8) {
+	if (!saved_at_cfa(ops, nops, &off) || off != -8)
 		r.cfa = SCRY_UNWIND_CFA_UNSUPPORTED;
+	if (r.cfa == SCRY_UNWIND_CFA_UNSUPPORTED)
 		r.off = 0;
-	}
-	if (r.cfa != SCRY_UNWIND_CFA_UNSUPPORTED)
+	else
 		r.rbp = rbp_rule(fr);
 	return r;
 }
@@ -545,7 +552,7 @@ static struct scry_unwind_row row_of(Dwarf_Frame *fr, __u64 pc, int ra_reg,
 static int fde_rows(Dwarf_CFI *cfi, const struct fde *f, __u64 until,
 		    struct unwind_table *t)
 {
-	__u64 pc = f->start, start, end;
+	Dwarf_Addr pc = f->start, start, end;
 	struct scry_unwind_row r;
 	Dwarf_Frame *fr;
 	bool signal;
@@ -577,10 +584,12 @@ static void count_rows(struct unwind_table *t)
 	for (i = 0; i < t->nrows; i++) {
 		const struct scry_unwind_row *r = &t->rows[i];
 
-		if (r->cfa < SCRY_UNWIND_CFA_COUNT)
-			st->cfa[r->cfa]++;
-		if (r->cfa == SCRY_UNWIND_CFA_NONE ||
-		    r->cfa == SCRY_UNWIND_CFA_UNSUPPORTED)
+		unsigned int cfa = r->cfa & SCRY_UNWIND_CFA_MASK;
+
+		if (cfa < SCRY_UNWIND_CFA_COUNT)
+			st->cfa[cfa]++;
+		if (cfa == SCRY_UNWIND_CFA_NONE ||
+		    cfa == SCRY_UNWIND_CFA_UNSUPPORTED)
 			continue;
 		if (r->rbp == SCRY_UNWIND_RBP_LOST)
 			st->rbp_lost++;
@@ -606,8 +615,7 @@ static int table_rows(Dwarf_CFI *cfi, const struct fde *fdes, size_t n,
 
 		if (i + 1 < n && fdes[i + 1].start <= until) {
 			until = fdes[i + 1].start;
-			gap = fdes[i + 1].start < fdes[i].end ? false :
-			      fdes[i + 1].start != fdes[i].end;
+			gap = false;	/* the next FDE starts right here */
 		}
 		if (until > UINT32_MAX)
 			return -EFBIG;

@@ -3,7 +3,8 @@
 # Install what building and testing scry needs on Debian 12, if missing.
 set -euo pipefail
 pkgs=(make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev
-      libclang-rt-14-dev systemtap-sdt-dev util-linux procps valgrind)
+      libclang-rt-14-dev systemtap-sdt-dev util-linux procps valgrind
+      python3 python3-jsonschema libxml2-utils)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

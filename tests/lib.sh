@@ -124,6 +124,14 @@ expect() {	# DESCRIPTION STATUS MESSAGE-REGEX -- ARGS...
 	fi
 }
 
+# svg_width FILE NAME: summed width of the frames titled NAME in a scry SVG
+svg_width() {
+	awk -v name="$2" '
+		/<title>/ { t = $0; sub(/.*<title>/, "", t); sub(/ \(.*/, "", t); want = (t == name) }
+		want && /<rect/ { w = $0; sub(/.*width="/, "", w); sub(/".*/, "", w); s += w; want = 0 }
+		END { print s + 0 }' "$1"
+}
+
 # owned_ids prog|link PID: ids of the BPF programs (or links) held by PID
 owned_ids() {
 	bpftool "$1" list 2>/dev/null | awk -v pid="$2" '

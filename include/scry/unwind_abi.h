@@ -34,6 +34,13 @@ enum scry_unwind_cfa {
 	SCRY_UNWIND_CFA_COUNT,
 };
 
+/*
+ * Flag in scry_unwind_row.cfa: off counts 8-byte units. Frames larger
+ * than 32 KiB exist (glibc's buffered_vfprintf: rsp + 33360).
+ */
+#define SCRY_UNWIND_CFA_OFF8	0x80
+#define SCRY_UNWIND_CFA_MASK	0x7f
+
 /* scry_unwind_row.rbp: how to restore the caller's rbp */
 #define SCRY_UNWIND_RBP_SAME	0	/* unchanged (not saved, or same value) */
 #define SCRY_UNWIND_RBP_LOST	0xff	/* undefined, or a rule we do not model */
@@ -48,9 +55,10 @@ enum scry_unwind_cfa {
  */
 struct scry_unwind_row {
 	__u32 pc;
-	__u8 cfa;		/* enum scry_unwind_cfa */
+	__u8 cfa;		/* enum scry_unwind_cfa | SCRY_UNWIND_CFA_OFF8 */
 	__u8 rbp;		/* SCRY_UNWIND_RBP_* or k */
-	__s16 off;		/* CFA offset (PLT: the rip & 15 threshold) */
+	__s16 off;		/* CFA offset, bytes or 8-byte units (OFF8);
+				 * PLT: the rip & 15 threshold */
 };
 
 /* unwind_tables[id]: rows [base, base + nrows) of unwind_rows, by pc */
