@@ -158,6 +158,8 @@ static void usage(FILE *f)
 "                        FILE.json JSON, FILE.folded folded stacks\n"
 "      --interval SECS   print a snapshot every SECS and start afresh\n"
 "      --top N           keep the N largest keys\n"
+"      --lines           add file:line to frames (needs debug info)\n"
+"      --no-demangle     keep C++ names as the symbol table has them\n"
 "      --max-keys N      aggregation keys kept in the kernel (default 10240)\n"
 "      --max-stacks N    distinct stacks kept in the kernel (default 16384)\n"
 "  -l, --list [PATTERN]  list probes: kinds, uprobe:LIB:GLOB functions,\n"
@@ -201,6 +203,8 @@ enum {
 	OPT_INTERVAL,
 	OPT_TOP,
 	OPT_IDLE,
+	OPT_LINES,
+	OPT_NO_DEMANGLE,
 	OPT_MAX_KEYS,
 	OPT_MAX_STACKS,
 	OPT_STATE,
@@ -218,6 +222,8 @@ static const struct option long_opts[] = {
 	{ "top",	required_argument, NULL, OPT_TOP },
 	{ "frequency",	required_argument, NULL, 'F' },
 	{ "idle",	no_argument,	   NULL, OPT_IDLE },
+	{ "lines",	no_argument,	   NULL, OPT_LINES },
+	{ "no-demangle", no_argument,	   NULL, OPT_NO_DEMANGLE },
 	{ "max-keys",	required_argument, NULL, OPT_MAX_KEYS },
 	{ "max-stacks",	required_argument, NULL, OPT_MAX_STACKS },
 	{ "state",	required_argument, NULL, OPT_STATE },
@@ -336,6 +342,8 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		case OPT_JSON: c->o.format = SESSION_JSON; break;
 		case 'o': c->o.output = optarg; break;
 		case OPT_IDLE: c->o.idle = true; break;
+		case OPT_LINES: c->o.lines = true; break;
+		case OPT_NO_DEMANGLE: c->o.no_demangle = true; break;
 		case 'F':
 			err = parse_ull("-F", optarg, 1, 10000, &v);
 			c->hz = v;

@@ -166,7 +166,7 @@ static void jseconds(struct json *j, double s)
 		s = 0;
 	if (s > 9e12)
 		s = 9e12;
-	us = llround(s * 1e6);
+	us = (long long)(s * 1e6 + 0.5);	/* no libm: s >= 0 */
 	frac = us % 1000000;
 	jprintf(j, "%lld", us / 1000000);
 	if (!frac)

@@ -119,43 +119,39 @@ static size_t utf8_len(const unsigned char *p, unsigned int *cp)
 	return n;
 }
 
-/* What XML 1.0 cannot carry at all, not even as a character reference. */
-static bool xml_forbidden(unsigned int cp)
+/* Write one replacement for bad input: a byte, or an XML-less character. */
+static int put_sub(FILE *m, const char *sub)
 {
-	return (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') ||
-	       cp == 0xfffe || cp == 0xffff;
+	return fputs(sub, m) == EOF ? -ENOMEM : 0;
 }
 
 /*
- * Copy @str into @m as clean text. Control characters become '?' (as in
- * out_folded; XML could keep a tab, but a name has no use for one); a
- * byte outside well-formed UTF-8 becomes U+FFFD, and so does U+FFFE or
- * U+FFFF, which XML forbids. With @semi, ';' becomes ':' as in
- * out_folded, so frames merge exactly as flamegraph.pl would merge
- * scry --folded.
+ * Copy @str into @m as clean text. Control characters become '?', as in
+ * out_folded (XML cannot carry most of them at all); a byte outside
+ * well-formed UTF-8 becomes U+FFFD, and so do U+FFFE and U+FFFF, which
+ * XML forbids. With @semi, ';' becomes ':' as in out_folded, so frames
+ * merge exactly as flamegraph.pl would merge scry --folded.
  */
 static int clean_to(FILE *m, const char *str, bool semi)
 {
-	static const char replacement[] = "\xef\xbf\xbd";
 	const unsigned char *p = (const unsigned char *)str;
 	unsigned int cp;
 	size_t n;
-	int c;
+	int err;
 
 	while (*p) {
 		n = utf8_len(p, &cp);
-		if (!n || xml_forbidden(cp) || cp == 0x7f ||
-		    (semi && cp == ';')) {
-			c = !n || cp > 0x7f ? EOF : cp == ';' ? ':' : '?';
-			if (c == EOF ? fputs(replacement, m) == EOF :
-				       fputc(c, m) == EOF)
-				return -ENOMEM;
-			p += n ? n : 1;
-			continue;
-		}
-		if (fwrite(p, 1, n, m) != n)
-			return -ENOMEM;
-		p += n;
+		if (!n || cp == 0xfffe || cp == 0xffff)
+			err = put_sub(m, "\xef\xbf\xbd");
+		else if (cp < 0x20 || cp == 0x7f)
+			err = put_sub(m, "?");
+		else if (semi && cp == ';')
+			err = put_sub(m, ":");
+		else
+			err = fwrite(p, 1, n, m) == n ? 0 : -ENOMEM;
+		if (err)
+			return err;
+		p += n ? n : 1;
 	}
 	return 0;
 }
@@ -510,9 +506,9 @@ struct hue {
 
 /*
  * [palette][0 user, 1 kernel]. User frames: flamegraph.pl's hot, blue
- * and green families. Kernel frames take another family in each, so
- * time in the kernel is seen at a glance: aqua among the hot colours,
- * violet among the blues, olive among the greens.
+ * and green families. Kernel frames take another family, so time in the
+ * kernel is seen at a glance: aqua among the hot colours and the blues
+ * (violet was too close to flamegraph.pl's blue), olive among the greens.
  */
 static const struct hue hues[3][2] = {
 	[REPORT_PALETTE_HOT] = {
@@ -521,7 +517,7 @@ static const struct hue hues[3][2] = {
 	},
 	[REPORT_PALETTE_BLUE] = {
 		{ { 80, 80, 190 }, { 60, 60, 55 }, { 0, 0, 0 } },
-		{ { 150, 90, 200 }, { 50, 40, 55 }, { 0, 0, 0 } },
+		{ { 50, 165, 165 }, { 60, 55, 55 }, { 0, 0, 0 } },
 	},
 	[REPORT_PALETTE_GREEN] = {
 		{ { 40, 190, 40 }, { 60, 65, 60 }, { 0, 0, 0 } },
@@ -880,7 +876,7 @@ static void put_seconds(FILE *m, double sec)
 		sec = 0;
 	if (sec > 9e15)
 		sec = 9e15;
-	t = llround(sec * 10);
+	t = (long long)(sec * 10 + 0.5);	/* no libm: sec >= 0 */
 	fprintf(m, "%lld.%lld s", t / 10, t % 10);
 }
 

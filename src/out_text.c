@@ -247,7 +247,11 @@ static int put_frame(FILE *f, const struct report_frame *fr)
 	if (!err)
 		err = put_clean(f, name, 0);
 	if (!err)
-		err = put(f, "%s\n", fr->inlined ? " [inlined]" : "");
+		err = put(f, "%s", fr->inlined ? " [inlined]" : "");
+	if (!err && fr->file)
+		err = put(f, " (%s:%d)", fr->file, fr->line);
+	if (!err)
+		err = put(f, "\n");
 	if (name != small)
 		free(name);
 	return err;

@@ -9,11 +9,24 @@
  * and an open descriptor for every mapped file. Symbol tables themselves
  * are only read on the first lookup that needs them, once per file, and
  * are shared by every process that maps the same file.
+ *
+ * Files with DWARF (their own or a debug file's) keep that ELF image
+ * mapped once the table is read, so a libdw handle can be opened on the
+ * first address that needs it: a pc inside inlined code expands into the
+ * inlined functions and their out-of-line caller, and --lines reads the
+ * line table. Code outside any file mapping (JITs) is named from
+ * /tmp/perf-PID.map; C++ names are demangled through libstdc++'s
+ * __cxa_demangle, loaded with dlopen on first need so scry does not
+ * depend on it.
  */
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <link.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +49,13 @@
 #define BUILD_ID_MAX	64
 #define DEBUG_DIR	"/usr/lib/debug"
 #define DELETED_SUFFIX	" (deleted)"
+/* Inlining nests deeper than this are cut (the outer frames dropped). */
+#define MAX_INLINE	32
+/*
+ * JIT frames share one module name whatever the pid, so stacks of
+ * several processes running the same JIT fold together.
+ */
+#define JIT_MODULE	"[jit]"
 
 /* A symbol candidate; after dedup only addr, size and name matter. */
 struct sym {
@@ -57,6 +77,22 @@ struct symvec {
 	struct sym *v;
 	size_t n, cap;
 	struct strbuf names;
+};
+
+/*
+ * Address ranges that may overlap; among the ranges holding an address
+ * the one added last wins (perf maps: a later line replaces code).
+ */
+struct rent {
+	__u64 start, end;
+	__u64 maxend;		/* largest end of this and every lower entry */
+	__u64 val;		/* CU DIE offset, or name offset */
+	__u32 seq;
+};
+
+struct rtab {
+	struct rent *v;
+	size_t n, cap;
 };
 
 struct ktab {
@@ -93,6 +129,11 @@ struct sfile {
 	unsigned int refs;	/* mappings that point here */
 	bool loaded;
 	bool vdso;
+	/* DWARF: the image stays mapped; libdw opened on first use */
+	Elf *dw_elf;		/* the file or its debug file, or NULL */
+	Dwarf *dw;
+	struct rtab cus;	/* CU address ranges -> CU DIE offset */
+	bool dw_tried;
 };
 
 struct smap {
@@ -101,13 +142,29 @@ struct smap {
 	char *module;
 };
 
+/* /tmp/perf-PID.map as last read, and what the file was then. */
+struct jitmap {
+	struct rtab t;		/* val: offset into names */
+	struct strbuf names;
+	bool seen;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+};
+
 struct sproc {
 	struct sproc *next;
 	int pid;
 	bool gone;		/* implicit add failed: do not retry */
+	uid_t uid;		/* owner of /proc/PID: may own its perf map */
 	struct smap *maps;
 	size_t nmaps;
+	struct jitmap jit;
 };
+
+typedef char *(*cxa_demangle_fn)(const char *mangled, char *buf,
+				 size_t *len, int *status);
 
 struct syms {
 	struct ktab k;
@@ -117,6 +174,10 @@ struct syms {
 	bool vdso_tried;
 	unsigned int nopen;
 	unsigned int nloaded;
+	unsigned int flags;	/* SYMS_* */
+	void *cxx;		/* libstdc++, once needed */
+	cxa_demangle_fn demangle;
+	bool cxx_tried;
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -259,6 +320,150 @@ static size_t strip_deleted(const char *s)
 	if (len > dl && !strcmp(s + len - dl, DELETED_SUFFIX))
 		return len - dl;
 	return len;
+}
+
+/* ---- range tables --------------------------------------------------- */
+
+static int rtab_add(struct rtab *t, __u64 start, __u64 end, __u64 val)
+{
+	struct rent *r;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+
+		if (t->n >= UINT32_MAX)
+			return -E2BIG;
+		r = realloc(t->v, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		t->v = r;
+		t->cap = cap;
+	}
+	r = &t->v[t->n];
+	r->start = start;
+	r->end = end;
+	r->val = val;
+	r->seq = t->n++;
+	return 0;
+}
+
+static int rent_cmp(const void *a, const void *b)
+{
+	const struct rent *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void rtab_finish(struct rtab *t)
+{
+	__u64 maxend = 0;
+	size_t i;
+
+	qsort(t->v, t->n, sizeof(*t->v), rent_cmp);
+	for (i = 0; i < t->n; i++) {
+		if (t->v[i].end > maxend)
+			maxend = t->v[i].end;
+		t->v[i].maxend = maxend;
+	}
+}
+
+/*
+ * The latest range holding @addr. Walks down from the last range that
+ * starts at or below it, only as long as some lower range still reaches
+ * past it: without overlaps that is one step.
+ */
+static const struct rent *rtab_find(const struct rtab *t, __u64 addr)
+{
+	const struct rent *best = NULL;
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0 && t->v[lo].maxend > addr) {
+		const struct rent *r = &t->v[lo];
+
+		if (addr < r->end && (!best || r->seq > best->seq))
+			best = r;
+	}
+	return best;
+}
+
+static void rtab_free(struct rtab *t)
+{
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- names ---------------------------------------------------------- */
+
+/*
+ * libstdc++'s demangler, looked up once: scry does not link libstdc++,
+ * and without it names just stay mangled.
+ */
+static cxa_demangle_fn demangler(struct syms *s)
+{
+	if (!s->cxx_tried) {
+		s->cxx_tried = true;
+		s->cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		if (s->cxx)
+			s->demangle = (cxa_demangle_fn)dlsym(s->cxx,
+							     "__cxa_demangle");
+	}
+	return s->demangle;
+}
+
+/* A malloc'ed copy of @name, demangled when it is a C++ name. */
+static char *name_dup(struct syms *s, const char *name)
+{
+	cxa_demangle_fn fn;
+
+	if (name[0] == '_' && name[1] == 'Z' &&
+	    !(s->flags & SYMS_NO_DEMANGLE) && (fn = demangler(s))) {
+		int status = -1;
+		char *d = fn(name, NULL, NULL, &status);
+
+		if (d && !status)
+			return d;
+		free(d);
+	}
+	return strdup(name);
+}
+
+/* One logical frame before it is copied out; strings are borrowed. */
+struct lframe {
+	const char *sym;
+	__u64 off;
+	bool inlined;
+	const char *file;
+	int line;
+};
+
+static int frame_fill(struct syms *s, struct report_frame *fr,
+		      const char *module, __u64 addr, const struct lframe *lf)
+{
+	memset(fr, 0, sizeof(*fr));
+	fr->addr = addr;
+	fr->off = lf->off;
+	fr->inlined = lf->inlined;
+	fr->line = lf->line;
+	if (module && !(fr->module = strdup(module)))
+		goto nomem;
+	if (lf->sym && !(fr->sym = name_dup(s, lf->sym)))
+		goto nomem;
+	if (lf->file && !(fr->file = strdup(base_name(lf->file))))
+		goto nomem;
+	return 0;
+nomem:
+	syms_frame_clear(fr);
+	return -ENOMEM;
 }
 
 /* ---- kernel --------------------------------------------------------- */
@@ -445,8 +650,11 @@ void syms_frame_clear(struct report_frame *fr)
 		return;
 	free(fr->module);
 	free(fr->sym);
+	free(fr->file);
 	fr->module = NULL;
 	fr->sym = NULL;
+	fr->file = NULL;
+	fr->line = 0;
 }
 
 /* ---- ELF ------------------------------------------------------------ */
@@ -754,6 +962,31 @@ static bool dbg_by_link(const struct sfile *f, Elf *e, struct dbg *out)
 
 /* ---- user files ----------------------------------------------------- */
 
+static bool elf_has_dwarf(Elf *e)
+{
+	Elf_Scn *scn = elf_find_scn(e, SHT_NULL, ".debug_info");
+	GElf_Shdr sh;
+
+	if (!scn)
+		scn = elf_find_scn(e, SHT_NULL, ".zdebug_info");
+	return scn && gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+	       sh.sh_size;
+}
+
+/*
+ * Keep @e for DWARF after its descriptor is closed: mapped images stay
+ * valid (and keep a deleted or replaced file's data), others are read
+ * into memory now. NULL if that fails.
+ */
+static Elf *elf_keep(Elf *e)
+{
+	if (elf_cntl(e, ELF_C_FDREAD)) {
+		elf_end(e);
+		return NULL;
+	}
+	return e;
+}
+
 static void sfile_set_table(struct sfile *f, struct symvec *sv)
 {
 	symvec_finish(sv);
@@ -768,12 +1001,37 @@ static void sfile_set_table(struct sfile *f, struct symvec *sv)
  * .symtab when the file itself is stripped. Non-ELF files or unreadable
  * tables leave an empty table: the mapping still names the module.
  */
+/*
+ * The debug file supplies what @f lacks: its .symtab when @f has none,
+ * its DWARF (kept in *@dwe) when @f has none.
+ */
+static int sfile_load_dbg(struct sfile *f, Elf *e, bool symtab, bool dwarf,
+			  struct symvec *sv, Elf **dwe)
+{
+	struct dbg dbg = { .fd = -1 };
+	int err = 0;
+
+	if (symtab && dwarf)
+		return 0;
+	if (!dbg_by_build_id(f, &dbg) && !dbg_by_link(f, e, &dbg))
+		return 0;
+	if (!symtab)
+		err = elf_collect(dbg.e, elf_find_scn(dbg.e, SHT_SYMTAB, NULL),
+				  sv);
+	if (!err && !dwarf && elf_has_dwarf(dbg.e))
+		*dwe = elf_keep(dbg.e);
+	else
+		elf_end(dbg.e);
+	close(dbg.fd);
+	return err;
+}
+
 static int sfile_load(struct syms *s, struct sfile *f)
 {
 	struct symvec sv = {};
-	struct dbg dbg = { .fd = -1 };
 	Elf_Scn *symtab;
-	Elf *e;
+	Elf *e, *dwe = NULL;
+	bool dwarf = false;
 	int err = 0;
 
 	if (f->loaded)
@@ -785,25 +1043,27 @@ static int sfile_load(struct syms *s, struct sfile *f)
 		 * so it wins ties with .dynsym names at the same address.
 		 */
 		symtab = elf_find_scn(e, SHT_SYMTAB, NULL);
+		dwarf = elf_has_dwarf(e);
 		err = elf_collect(e, symtab, &sv);
-		if (!err && !symtab &&
-		    (dbg_by_build_id(f, &dbg) || dbg_by_link(f, e, &dbg))) {
-			err = elf_collect(dbg.e,
-					  elf_find_scn(dbg.e, SHT_SYMTAB, NULL),
-					  &sv);
-			elf_end(dbg.e);
-			close(dbg.fd);
-		}
+		if (!err)
+			err = sfile_load_dbg(f, e, symtab, dwarf, &sv, &dwe);
 		if (!err)
 			err = elf_collect(e, elf_find_scn(e, SHT_DYNSYM, NULL),
 					  &sv);
 	}
-	elf_end(e);
 	if (err) {
 		/* Keep the descriptor: a later lookup may succeed. */
+		elf_end(e);
+		elf_end(dwe);
 		symvec_free(&sv);
 		return err;
 	}
+	if (dwarf) {
+		dwe = elf_keep(e);
+		e = NULL;
+	}
+	elf_end(e);
+	f->dw_elf = dwe;
 	sfile_set_table(f, &sv);
 	f->loaded = true;
 	s->nloaded++;
@@ -817,6 +1077,9 @@ static void sfile_free(struct sfile *f)
 {
 	if (f->fd >= 0)
 		close(f->fd);
+	dwarf_end(f->dw);
+	elf_end(f->dw_elf);
+	rtab_free(&f->cus);
 	free(f->path);
 	free(f->segs);
 	free(f->syms);
@@ -1071,6 +1334,229 @@ fail:
 	return NULL;
 }
 
+/* ---- DWARF ---------------------------------------------------------- */
+
+/*
+ * Index the compile units by address ourselves: libdw's dwarf_addrdie()
+ * needs .debug_aranges, which clang does not emit. Ranges at 0 are
+ * functions the linker dropped (--gc-sections) and would shadow code.
+ */
+static int dw_index_cus(struct sfile *f)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	__u8 type;
+	int err = 0;
+
+	while (!err && !dwarf_get_units(f->dw, cu, &cu, NULL, &type, &cudie,
+					NULL)) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		if (type != DW_UT_compile)
+			continue;
+		while (!err &&
+		       (off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0)
+			if (lo && lo < hi)
+				err = rtab_add(&f->cus, lo, hi,
+					       dwarf_dieoffset(&cudie));
+	}
+	rtab_finish(&f->cus);
+	return err;
+}
+
+/* libdw handle of @f, opened by the first address that needs it. */
+static Dwarf *sfile_dwarf(struct sfile *f)
+{
+	if (f->dw_tried)
+		return f->dw;
+	f->dw_tried = true;
+	if (!f->dw_elf)
+		return NULL;
+	f->dw = dwarf_begin_elf(f->dw_elf, DWARF_C_READ, NULL);
+	if (f->dw && dw_index_cus(f)) {
+		dwarf_end(f->dw);
+		f->dw = NULL;
+		rtab_free(&f->cus);
+	}
+	return f->dw;
+}
+
+static bool dw_cu(struct sfile *f, __u64 pc, Dwarf_Die *cu)
+{
+	const struct rent *r = rtab_find(&f->cus, pc);
+
+	return r && dwarf_offdie(f->dw, r->val, cu);
+}
+
+/*
+ * The function DIEs holding @pc, innermost first: inlined instances,
+ * then the out-of-line subprogram. dwarf_getscopes() finds the innermost
+ * scope, but above an inlined instance it continues in the abstract
+ * definition; the concrete callers are the DIE's parents.
+ */
+static int dw_funcs(Dwarf_Die *cu, __u64 pc, Dwarf_Die *fn, int max)
+{
+	Dwarf_Die *sc = NULL, inner;
+	int n, i, k = 0;
+
+	n = dwarf_getscopes(cu, pc, &sc);
+	if (n <= 0) {
+		free(sc);
+		return 0;
+	}
+	inner = sc[0];
+	free(sc);
+	sc = NULL;
+	n = dwarf_getscopes_die(&inner, &sc);
+	for (i = 0; i < n && k < max; i++) {
+		int tag = dwarf_tag(&sc[i]);
+
+		if (tag != DW_TAG_inlined_subroutine &&
+		    tag != DW_TAG_subprogram)
+			continue;
+		fn[k++] = sc[i];
+		/* a nested function's parent is not its caller */
+		if (tag == DW_TAG_subprogram)
+			break;
+	}
+	free(sc);
+	return k;
+}
+
+/* The linkage name when there is one: it says which overload. */
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n;
+
+	n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name,
+						  &a));
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die,
+				DW_AT_MIPS_linkage_name, &a));
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name,
+							  &a));
+	return n;
+}
+
+static void dw_pc_line(Dwarf_Die *cu, __u64 pc, struct lframe *lf)
+{
+	Dwarf_Line *l = dwarf_getsrc_die(cu, pc);
+	int line;
+
+	if (!l || dwarf_lineno(l, &line) || line <= 0)
+		return;
+	lf->line = line;
+	lf->file = dwarf_linesrc(l, NULL, NULL);
+}
+
+/* Where the inlined instance @inl was called from. */
+static void dw_call_site(Dwarf_Die *inl, struct lframe *lf)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word idx, line;
+	Dwarf_Files *files;
+	size_t nfiles;
+	Dwarf_Die cu;
+
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &a), &line) ||
+	    !line || line > INT32_MAX)
+		return;
+	lf->line = line;
+	if (!dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &a), &idx) &&
+	    dwarf_diecu(inl, &cu, NULL, NULL) &&
+	    !dwarf_getsrcfiles(&cu, &files, &nfiles) && idx < nfiles)
+		lf->file = dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+/* The ELF symbol covering @vaddr, or NULL. */
+static const struct sym *file_sym(const struct sfile *f, __u64 vaddr)
+{
+	const struct sym *y;
+	ssize_t i;
+
+	i = sym_search(f->syms, f->nsyms, vaddr);
+	if (i < 0)
+		return NULL;
+	y = &f->syms[i];
+	/* Size 0: the symbol runs up to the next one, which is above. */
+	if (y->size && vaddr - y->addr >= y->size)
+		return NULL;
+	return y;
+}
+
+/*
+ * The out-of-line function: named by the ELF symbol as without DWARF
+ * (so names do not change with debug info), else by its DWARF @die.
+ */
+static void real_frame(const struct sfile *f, __u64 vaddr, Dwarf_Die *die,
+		       struct lframe *lf)
+{
+	const struct sym *y = file_sym(f, vaddr);
+	Dwarf_Addr entry;
+
+	memset(lf, 0, sizeof(*lf));
+	lf->off = vaddr;
+	if (y) {
+		lf->sym = f->names + y->name;
+		lf->off = vaddr - y->addr;
+	} else if (die && (lf->sym = die_name(die))) {
+		lf->off = !dwarf_entrypc(die, &entry) && entry <= vaddr ?
+			  vaddr - entry : 0;
+	}
+}
+
+/*
+ * Logical frames for @vaddr of @f: inlined functions innermost first,
+ * then the real one. With --lines the innermost gets the pc's line and
+ * each outer frame the line its inlined callee was called from.
+ */
+static int file_frames(struct syms *s, const char *module, struct sfile *f,
+		       __u64 addr, __u64 vaddr, struct report_frame *out,
+		       int max)
+{
+	bool lines = s->flags & SYMS_LINES, real = false, dw = false;
+	struct lframe lf[MAX_INLINE + 1];
+	Dwarf_Die fn[MAX_INLINE], cu;
+	int i, k = 0, n, err;
+
+	if (sfile_dwarf(f) && dw_cu(f, vaddr, &cu)) {
+		dw = true;
+		k = dw_funcs(&cu, vaddr, fn, max < MAX_INLINE ? max : MAX_INLINE);
+	}
+	for (i = 0; i < k; i++) {
+		if (dwarf_tag(&fn[i]) == DW_TAG_subprogram) {
+			real_frame(f, vaddr, &fn[i], &lf[i]);
+			real = true;
+		} else {
+			memset(&lf[i], 0, sizeof(lf[i]));
+			lf[i].sym = die_name(&fn[i]);
+			lf[i].inlined = true;
+		}
+	}
+	n = k;
+	/* No DWARF function here (or a broken chain): the ELF symbol. */
+	if (!real && n < max)
+		real_frame(f, vaddr, NULL, &lf[n++]);
+	for (i = 0; lines && dw && i < n; i++) {
+		if (!i)
+			dw_pc_line(&cu, vaddr, &lf[i]);
+		else if (i <= k)
+			dw_call_site(&fn[i - 1], &lf[i]);
+	}
+	for (i = 0; i < n; i++) {
+		err = frame_fill(s, &out[i], module, addr, &lf[i]);
+		if (err) {
+			while (i--)
+				syms_frame_clear(&out[i]);
+			return err;
+		}
+	}
+	return n;
+}
+
 /* ---- processes ------------------------------------------------------ */
 
 static struct sproc **proc_slot(struct syms *s, int pid)
@@ -1082,6 +1568,135 @@ static struct sproc **proc_slot(struct syms *s, int pid)
 	return pp;
 }
 
+/* ---- JIT code: /tmp/perf-PID.map ------------------------------------ */
+
+static void jit_free(struct jitmap *j)
+{
+	rtab_free(&j->t);
+	free(j->names.buf);
+	memset(j, 0, sizeof(*j));
+}
+
+static void jit_path(char *buf, size_t size, int pid)
+{
+	snprintf(buf, size, "/tmp/perf-%d.map", pid);
+}
+
+/* "START SIZE name": hex, with or without 0x; the name may have spaces. */
+static int jit_parse_line(struct jitmap *j, char *line)
+{
+	unsigned long long start, size;
+	char *p, *name;
+	size_t len;
+	__u32 off;
+	int err;
+
+	errno = 0;
+	start = strtoull(line, &p, 16);
+	if (errno || p == line || *p != ' ')
+		return 0;
+	line = p;
+	size = strtoull(line, &p, 16);
+	if (errno || p == line || *p != ' ' || !size || start + size < start)
+		return 0;
+	name = p + 1;
+	len = strcspn(name, "\n");
+	if (!len)
+		return 0;
+	err = strbuf_add(&j->names, name, len, &off);
+	return err ? err : rtab_add(&j->t, start, start + size, off);
+}
+
+/*
+ * Anyone can create files in /tmp: only a regular file owned by the
+ * process's user (or root) names its code. Not following symlinks and
+ * not blocking on a FIFO for the same reason.
+ */
+static int jit_read(struct jitmap *j, int pid, uid_t uid)
+{
+	struct jitmap n = {};
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	struct stat st;
+	FILE *fp;
+	int fd, err = 0;
+
+	jit_path(path, sizeof(path), pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (st.st_uid && st.st_uid != uid)) {
+		close(fd);
+		return -EPERM;
+	}
+	fp = fdopen(fd, "r");
+	if (!fp) {
+		close(fd);
+		return -errno;
+	}
+	while (!err && getline(&line, &cap, fp) > 0)
+		err = jit_parse_line(&n, line);
+	free(line);
+	fclose(fp);
+	if (err) {
+		jit_free(&n);
+		return err;
+	}
+	rtab_finish(&n.t);
+	n.seen = true;
+	n.dev = st.st_dev;
+	n.ino = st.st_ino;
+	n.size = st.st_size;
+	n.mtime = st.st_mtim;
+	jit_free(j);
+	*j = n;
+	return 0;
+}
+
+/* Has the perf map appeared or been written since it was read? */
+static bool jit_changed(const struct jitmap *j, int pid)
+{
+	char path[64];
+	struct stat st;
+
+	jit_path(path, sizeof(path), pid);
+	if (lstat(path, &st))
+		return false;
+	return !j->seen || j->dev != st.st_dev || j->ino != st.st_ino ||
+	       j->size != st.st_size ||
+	       j->mtime.tv_sec != st.st_mtim.tv_sec ||
+	       j->mtime.tv_nsec != st.st_mtim.tv_nsec;
+}
+
+static bool pid_alive(int pid)
+{
+	return !kill(pid, 0) || errno == EPERM;
+}
+
+/*
+ * An address outside every file mapping: JIT code if the perf map names
+ * it. A JIT appends as it compiles, so a miss reads the map once more
+ * while the process lives and the file has changed.
+ */
+static int jit_frame(struct syms *s, struct sproc *p, __u64 addr,
+		     struct report_frame *out)
+{
+	const struct rent *r = rtab_find(&p->jit.t, addr);
+	struct lframe lf = {};
+	int err;
+
+	if (!r && !p->gone && jit_changed(&p->jit, p->pid) &&
+	    pid_alive(p->pid) && !jit_read(&p->jit, p->pid, p->uid))
+		r = rtab_find(&p->jit.t, addr);
+	if (!r)
+		return 1;
+	lf.sym = p->jit.names.buf + r->val;
+	lf.off = addr - r->start;
+	err = frame_fill(s, out, JIT_MODULE, addr, &lf);
+	return err ? err : 1;
+}
+
 static void proc_free(struct syms *s, struct sproc *p)
 {
 	size_t i;
@@ -1091,6 +1706,7 @@ static void proc_free(struct syms *s, struct sproc *p)
 		free(p->maps[i].module);
 	}
 	free(p->maps);
+	jit_free(&p->jit);
 	free(p);
 }
 
@@ -1158,10 +1774,14 @@ static int proc_snapshot(struct syms *s, int pid, struct sproc **out)
 	char path[32], *line = NULL;
 	size_t lcap = 0, mcap = 0;
 	struct sproc *p;
+	struct stat st;
 	bool any = false;
 	FILE *f;
 	int err = 0;
 
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (stat(path, &st))
+		return errno == ENOENT ? -ESRCH : -errno;
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	f = fopen(path, "re");
 	if (!f)
@@ -1172,6 +1792,7 @@ static int proc_snapshot(struct syms *s, int pid, struct sproc **out)
 		return -ENOMEM;
 	}
 	p->pid = pid;
+	p->uid = st.st_uid;
 	while (getline(&line, &lcap, f) > 0) {
 		any = true;
 		err = proc_add_line(s, p, line, &mcap);
@@ -1190,6 +1811,8 @@ static int proc_snapshot(struct syms *s, int pid, struct sproc **out)
 		return err;
 	}
 	qsort(p->maps, p->nmaps, sizeof(*p->maps), smap_cmp);
+	/* Most processes have no perf map: its absence is no error. */
+	jit_read(&p->jit, pid, p->uid);
 	*out = p;
 	return 0;
 }
@@ -1287,15 +1910,34 @@ static bool file_vaddr(const struct sfile *f, __u64 off, __u64 *vaddr)
 	return true;
 }
 
+/*
+ * The snapshot of @pid; a pid never added is snapshotted now, best
+ * effort. A failure is remembered so a dead pid costs one /proc lookup,
+ * not one per frame; syms_add_pid() replaces the entry.
+ */
+static struct sproc *proc_get(struct syms *s, int pid)
+{
+	struct sproc **pp = proc_slot(s, pid);
+
+	if (!*pp && syms_add_pid(s, pid)) {
+		struct sproc *p = calloc(1, sizeof(*p));
+
+		if (!p)
+			return NULL;
+		p->pid = pid;
+		p->gone = true;
+		*pp = p;
+	}
+	return *pp;
+}
+
 int syms_user(struct syms *s, int pid, __u64 addr,
 	      struct report_frame *out, int max)
 {
 	const struct smap *m;
-	const struct sym *y;
-	struct sproc **pp;
+	struct sproc *p;
 	struct sfile *f;
 	__u64 off, vaddr;
-	ssize_t i;
 	int err;
 
 	if (!s || !out || max < 1 || pid <= 0)
@@ -1303,53 +1945,24 @@ int syms_user(struct syms *s, int pid, __u64 addr,
 	memset(out, 0, sizeof(*out));
 	out->addr = addr;
 
-	pp = proc_slot(s, pid);
-	if (!*pp) {
-		/*
-		 * Never added: snapshot now, best effort. A failure is
-		 * remembered so a dead pid costs one /proc lookup, not one
-		 * per frame; syms_add_pid() replaces the entry.
-		 */
-		if (syms_add_pid(s, pid)) {
-			struct sproc *p = calloc(1, sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			p->pid = pid;
-			p->gone = true;
-			*pp = p;
-		}
-	}
-	m = proc_find_map(*pp, addr);
+	p = proc_get(s, pid);
+	if (!p)
+		return -ENOMEM;
+	m = proc_find_map(p, addr);
 	if (!m)
-		return 1;
+		return jit_frame(s, p, addr, out);
+	off = addr - m->start + m->pgoff;
+	f = m->file;
+	if (f && file_vaddr(f, off, &vaddr)) {
+		err = sfile_load(s, f);
+		if (err)
+			return err;
+		return file_frames(s, m->module, f, addr, vaddr, out, max);
+	}
 	out->module = strdup(m->module);
 	if (!out->module)
 		return -ENOMEM;
-	off = addr - m->start + m->pgoff;
 	out->off = off;
-	f = m->file;
-	if (!f || !file_vaddr(f, off, &vaddr))
-		return 1;
-	out->off = vaddr;
-	err = sfile_load(s, f);
-	if (err) {
-		syms_frame_clear(out);
-		return err;
-	}
-	i = sym_search(f->syms, f->nsyms, vaddr);
-	if (i < 0)
-		return 1;
-	y = &f->syms[i];
-	/* Size 0: the symbol runs up to the next one, which is above. */
-	if (y->size && vaddr - y->addr >= y->size)
-		return 1;
-	out->sym = strdup(f->names + y->name);
-	if (!out->sym) {
-		syms_frame_clear(out);
-		return -ENOMEM;
-	}
-	out->off = vaddr - y->addr;
 	return 1;
 }
 
@@ -1367,6 +1980,12 @@ struct syms *syms_new(void)
 	if (!s)
 		errno = ENOMEM;
 	return s;
+}
+
+void syms_set_flags(struct syms *s, unsigned flags)
+{
+	if (s)
+		s->flags = flags;
 }
 
 void syms_free(struct syms *s)
@@ -1392,6 +2011,8 @@ void syms_free(struct syms *s)
 	if (s->vdso)
 		sfile_free(s->vdso);
 	ksyms_free(&s->k);
+	if (s->cxx)
+		dlclose(s->cxx);
 	free(s);
 }
 

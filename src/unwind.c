@@ -1155,12 +1155,16 @@ static int open_mapped(int pid, const struct unwind_fmap *m)
 	struct stat st;
 	int fd;
 
-	snprintf(p, sizeof(p), "/proc/%d/map_files/%llx-%llx", pid,
+	char self[16] = "self";
+
+	if (pid)
+		snprintf(self, sizeof(self), "%d", pid);
+	snprintf(p, sizeof(p), "/proc/%s/map_files/%llx-%llx", self,
 		 (unsigned long long)m->start, (unsigned long long)m->end);
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0)
 		return fd;
-	snprintf(p, sizeof(p), "/proc/%d/root%s", pid, m->path);
+	snprintf(p, sizeof(p), "/proc/%s/root%s", self, m->path);
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;

@@ -10,3 +10,7 @@ echo "\$ scry offcpu -c '$wl'"
 echo
 echo "\$ scry offcpu --folded -c '$wl'     # for flamegraph.pl"
 ./scry offcpu -q --folded -c "$wl"
+echo
+echo "\$ scry profile -F 999 -o build/demo-cpu.svg -c 'build/workloads/cpu_wl 2'"
+./scry profile -q -F 999 -o build/demo-cpu.svg -c "build/workloads/cpu_wl 2"
+echo "wrote build/demo-cpu.svg: a CPU flame graph (open it in a browser)"

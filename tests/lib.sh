@@ -132,15 +132,25 @@ svg_width() {
 		END { print s + 0 }' "$1"
 }
 
-# owned_ids prog|link PID: ids of the BPF programs (or links) held by PID
+# owned_ids prog|link PID: ids of the BPF programs (or links) PID holds,
+# from its fds' fdinfo (bpftool 7.1 on Debian cannot name owners)
 owned_ids() {
-	bpftool "$1" list 2>/dev/null | awk -v pid="$2" '
-		/^[0-9]+:/ { id = $1; sub(":", "", id) }
-		/pids / && index($0, "(" pid ")") { print id }'
+	grep -h "^$1_id:" /proc/"$2"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -un
 }
 
-# gone_ids prog|link IDS...: true when none of the ids exists any more
+# gone_ids prog|link IDS...: true when none of the ids exists any more.
+# The kernel frees a program after an RCU grace period once its last fd is
+# closed, so allow it a few seconds.
 gone_ids() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		gone_now "$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+gone_now() {
 	local kind=$1 id
 	shift
 	for id in "$@"; do

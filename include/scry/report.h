@@ -20,6 +20,8 @@ struct report_frame {
 	__u64 addr;		/* raw address */
 	bool kernel;
 	bool inlined;		/* logical frame of inlined code (folded: _[i]) */
+	char *file;		/* source file (--lines), or NULL */
+	int line;		/* source line, 0 if unknown */
 };
 
 /* Frames are leaf first, as captured. */

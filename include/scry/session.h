@@ -27,6 +27,8 @@ struct scry_opts {
 	bool verbose;			/* -v */
 	bool quiet;			/* -q: no banners on stderr */
 	bool idle;			/* profile: sample the idle task too */
+	bool lines;			/* --lines: file:line of frames */
+	bool no_demangle;		/* --no-demangle: raw C++ names */
 	__u32 max_keys;			/* --max-keys */
 	__u32 max_stacks;		/* --max-stacks */
 	const char *question;		/* "offcpu" or NULL for an expression */

@@ -15,7 +15,12 @@
 struct syms;
 struct report_frame;
 
+/* Options, set once after syms_new(). */
+#define SYMS_LINES	(1U << 0)	/* fill report_frame.file/line */
+#define SYMS_NO_DEMANGLE (1U << 1)	/* keep C++ names raw */
+
 struct syms *syms_new(void);
+void syms_set_flags(struct syms *s, unsigned flags);
 void syms_free(struct syms *s);
 
 /*

@@ -7,6 +7,10 @@
  * Run as "test_sym --sym-fixture" the binary instead prints the address
  * of sym_fixture_fn and waits: that is the deleted-binary fixture, so no
  * separate helper program has to be built.
+ *
+ * DWARF inlining and C++ demangling use libraries compiled at run time
+ * from tests/unit/sym_fixtures/ (cc, g++) and dlopen'ed; JIT naming uses
+ * an anonymous executable mapping and a /tmp/perf-PID.map written here.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,6 +21,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * DWARF user stack walker: the same contract as scry_ustack_walk() in
+ * stack.bpf.h, but each frame is unwound with the CFI row that covers its
+ * pc (tables from src/unwind.c, format in include/scry/unwind_abi.h), so
+ * code without frame pointers (Debian's libc) unwinds completely. Where
+ * no table covers a pc (JIT code, files without CFI, a pid not loaded
+ * yet) one frame-pointer step is taken instead.
+ *
+ * Include after struct scry_uregs and ustack_at_entry (stack.bpf.h),
+ * before scry_ustack(). The step logic only uses bpf_map_lookup_elem,
+ * bpf_probe_read_user, bpf_loop and scry_stat, so tests/unit/test_unwind.c
+ * compiles this very file for the host (SCRY_UNWIND_HOST) with stubs.
+ */
+#ifndef SCRY_UNWIND_BPF_H
+#define SCRY_UNWIND_BPF_H
+
+#include <scry/abi.h>
+#include <scry/unwind_abi.h>
+#ifndef SCRY_UNWIND_HOST
+#include "maps.bpf.h"
+#endif
+
+/*
+ * Loss counters: abi.h reserves SCRY_UNWIND_NSTATS ids from
+ * SCRY_UNWIND_STAT_BASE. Until it does, counts fall past the stats map
+ * and are dropped (scry_stat ignores ids it has no slot for).
+ */
+#ifndef SCRY_UNWIND_STAT_BASE
+#define SCRY_UNWIND_STAT_BASE	SCRY_NSTATS
+#endif
+
+#define SCRY_UNWIND_MAP_STEPS	9	/* log2(SCRY_UNWIND_MAX_MAPS) + 1 */
+#define SCRY_UNWIND_ROW_STEPS	24	/* tables up to 16M rows */
+
+/* Set by the frontend when it loads tables: false prunes the walker. */
+const volatile bool ustack_dwarf = false;
+
+/* Sizes are placeholders: the frontend sets them (docs/UNWIND.md). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);	/* filled by memcpy */
+	__uint(max_entries, 1 << 19);
+	__type(key, __u32);
+	__type(value, struct scry_unwind_row);
+} unwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct scry_unwind_tinfo);
+} unwind_tables SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);	/* 8 KiB values, rcu-freed */
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct scry_unwind_proc);
+} unwind_procs SEC(".maps");
+
+/* Walk state, shared by the bpf_loop iterations of one stack. */
+struct scry_unwind_walk {
+	const struct scry_unwind_proc *proc;	/* NULL: frame pointers only */
+	struct scry_stack *st;
+	__u64 pc;
+	__u64 sp;
+	__u64 bp;
+	bool exact;		/* pc is not a return address: look it up as is */
+};
+
+static __always_inline void scry_unwind_stat(__u32 reason)
+{
+	scry_stat(SCRY_UNWIND_STAT_BASE + reason);
+}
+
+/* Stop the walk (bpf_loop callbacks return 1 to end the loop). */
+static __always_inline long scry_unwind_fail(__u32 reason)
+{
+	scry_unwind_stat(reason);
+	return 1;
+}
+
+static __always_inline long scry_unwind_push(struct scry_unwind_walk *w,
+					     __u64 pc)
+{
+	/*
+	 * The frame count lives in st (map memory), not in w on the stack:
+	 * the verifier would track it exactly there and verify this callback
+	 * once per possible count.
+	 */
+	__u32 n = w->st->nr;
+
+	if (!pc)		/* a zero return address ends every stack */
+		return 1;
+	if (n >= SCRY_MAX_FRAMES) {
+		w->st->flags |= SCRY_STACK_TRUNCATED;
+		return scry_unwind_fail(SCRY_UNWIND_STAT_DEPTH);
+	}
+	w->st->ip[n] = pc;
+	w->st->nr = n + 1;
+	return 0;
+}
+
+/*
+ * The two binary searches are global functions: the verifier checks each
+ * once, with unknown arguments, instead of once per loop exit inside every
+ * caller (hundreds of thousands of instructions when inlined).
+ */
+
+/* Copy the mapping that covers @pc into @out: 0, or -1 if none does. */
+__attribute__((noinline))
+int scry_unwind_map_find(const struct scry_unwind_proc *proc, __u64 pc,
+			 struct scry_unwind_map *out)
+{
+	const struct scry_unwind_map *m;
+	__u32 lo = 0, hi, mid;
+	int i;
+
+	if (!proc || !out)
+		return -1;
+	hi = proc->n;
+	if (hi > SCRY_UNWIND_MAX_MAPS)
+		hi = SCRY_UNWIND_MAX_MAPS;
+	if (!hi)
+		return -1;
+	for (i = 0; i < SCRY_UNWIND_MAP_STEPS; i++) {
+		if (hi - lo <= 1)
+			break;
+		mid = lo + (hi - lo) / 2;
+		if (proc->map[mid & (SCRY_UNWIND_MAX_MAPS - 1)].start <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	m = &proc->map[lo & (SCRY_UNWIND_MAX_MAPS - 1)];
+	if (pc < m->start || pc >= m->end)
+		return -1;
+	*out = *m;
+	return 0;
+}
+
+/* Index of the last row in [lo, lo + n) at or below @pc, or -1. */
+__attribute__((noinline))
+int scry_unwind_row_find(__u32 lo, __u32 n, __u32 pc)
+{
+	const struct scry_unwind_row *r;
+	__u32 hi = lo + n, mid;
+	int i;
+
+	if (hi <= lo)
+		return -1;
+	for (i = 0; i < SCRY_UNWIND_ROW_STEPS; i++) {
+		if (hi - lo <= 1)
+			break;
+		mid = lo + (hi - lo) / 2;
+		r = bpf_map_lookup_elem(&unwind_rows, &mid);
+		if (!r)
+			return -1;
+		if (r->pc <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (hi - lo > 1)
+		return -1;	/* more rows than the search covers */
+	return lo;
+}
+
+/* The row for the current frame (0), or why there is none. */
+static __always_inline __u32 scry_unwind_find(const struct scry_unwind_walk *w,
+					      struct scry_unwind_row *out)
+{
+	const struct scry_unwind_tinfo *ti;
+	const struct scry_unwind_row *r;
+	struct scry_unwind_map m;
+	/* a return address follows the call: its caller's row is at ra - 1 */
+	__u64 pc = w->exact ? w->pc : w->pc - 1;
+	__u32 idx;
+	int i;
+
+	if (!w->proc)
+		return SCRY_UNWIND_STAT_NO_PROC;
+	if (scry_unwind_map_find(w->proc, pc, &m))
+		return SCRY_UNWIND_STAT_NO_MAPPING;
+	ti = bpf_map_lookup_elem(&unwind_tables, &m.table);
+	if (!ti)
+		return SCRY_UNWIND_STAT_NO_MAPPING;
+	pc -= m.bias;
+	if (pc > 0xffffffffULL)
+		return SCRY_UNWIND_STAT_NO_ROW;
+	i = scry_unwind_row_find(ti->base, ti->nrows, pc);
+	if (i < 0)
+		return SCRY_UNWIND_STAT_NO_ROW;
+	idx = i;
+	r = bpf_map_lookup_elem(&unwind_rows, &idx);
+	if (!r || r->pc > pc ||
+	    (r->cfa & SCRY_UNWIND_CFA_MASK) == SCRY_UNWIND_CFA_NONE)
+		return SCRY_UNWIND_STAT_NO_ROW;
+	*out = *r;
+	return 0;
+}
+
+/*
+ * No row: one frame-pointer step, [rbp] = caller's rbp, [rbp + 8] = return
+ * address. At a uprobe on a function's first instruction the callee has
+ * not pushed rbp yet: the return address is at [rsp] and rbp is already
+ * the caller's.
+ */
+static __always_inline long scry_unwind_fp(struct scry_unwind_walk *w)
+{
+	__u64 frame[2];
+
+	if (w->st->nr == 1 && w->exact && ustack_at_entry) {
+		if (bpf_probe_read_user(&frame[1], sizeof(frame[1]),
+					(const void *)w->sp))
+			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+		w->sp += 8;
+	} else {
+		/* a frame below the stack pointer is garbage, not a frame */
+		if (!w->bp || w->bp < w->sp)
+			return 1;
+		if (bpf_probe_read_user(frame, sizeof(frame),
+					(const void *)w->bp))
+			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+		w->sp = w->bp + 16;
+		w->bp = frame[0];
+	}
+	w->pc = frame[1];
+	w->exact = false;
+	return scry_unwind_push(w, w->pc);
+}
+
+/*
+ * __restore_rt: the caller is the interrupted context, whose registers
+ * the kernel saved in the rt_sigframe: rsp points at its ucontext, whose
+ * uc_mcontext starts at +40; rbp, rsp, rip sit at +80, +120, +128 in it.
+ */
+static __always_inline long scry_unwind_signal(struct scry_unwind_walk *w)
+{
+	__u64 regs[7];		/* rbp, rbx, rdx, rax, rcx, rsp, rip */
+
+	if (bpf_probe_read_user(regs, sizeof(regs),
+				(const void *)(w->sp + 40 + 80)))
+		return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+	w->bp = regs[0];
+	w->sp = regs[5];
+	w->pc = regs[6];
+	w->exact = true;	/* interrupted, not called: no pc - 1 */
+	return scry_unwind_push(w, w->pc);
+}
+
+/* One frame: from (pc, sp, bp) to the caller's. Returns 1 to stop. */
+static __always_inline long scry_unwind_frame(struct scry_unwind_walk *w)
+{
+	struct scry_unwind_row r = {};
+	__u64 cfa, ra, bp = w->bp;
+	__s64 off;
+	__u32 why;
+
+	why = scry_unwind_find(w, &r);
+	if (why) {
+		/* NO_PROC was counted once for the stack */
+		if (why != SCRY_UNWIND_STAT_NO_PROC)
+			scry_unwind_stat(why);
+		return scry_unwind_fp(w);
+	}
+	off = r.off;
+	if (r.cfa & SCRY_UNWIND_CFA_OFF8)
+		off *= 8;
+	switch (r.cfa & SCRY_UNWIND_CFA_MASK) {
+	case SCRY_UNWIND_CFA_RSP:
+		cfa = w->sp + off;
+		break;
+	case SCRY_UNWIND_CFA_RBP:
+		cfa = w->bp + off;
+		break;
+	case SCRY_UNWIND_CFA_PLT:
+		cfa = w->sp + 8 + ((__s64)(w->pc & 15) >= off ? 8 : 0);
+		break;
+	case SCRY_UNWIND_CFA_DEREF_RBP:
+		if (bpf_probe_read_user(&cfa, sizeof(cfa),
+					(const void *)(w->bp + off)))
+			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+		break;
+	case SCRY_UNWIND_CFA_SIGNAL:
+		return scry_unwind_signal(w);
+	case SCRY_UNWIND_CFA_END:
+		return 1;
+	default:
+		return scry_unwind_fail(SCRY_UNWIND_STAT_UNSUPPORTED);
+	}
+	/* callers' frames lie above: anything else is a corrupt stack */
+	if (cfa <= w->sp)
+		return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+	if (bpf_probe_read_user(&ra, sizeof(ra), (const void *)(cfa - 8)))
+		return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+	if (r.rbp == SCRY_UNWIND_RBP_LOST)
+		bp = 0;
+	else if (r.rbp != SCRY_UNWIND_RBP_SAME &&
+		 bpf_probe_read_user(&bp, sizeof(bp),
+				     (const void *)(cfa - 8 * (__u64)r.rbp)))
+		return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+	w->sp = cfa;
+	w->bp = bp;
+	w->pc = ra;
+	w->exact = false;
+	return scry_unwind_push(w, ra);
+}
+
+static long scry_unwind_step(__u32 i, void *ctx)
+{
+	(void)i;
+	return scry_unwind_frame(ctx);
+}
+
+/*
+ * Unwind the user stack from @ur into @st: st->ip[0] = pc, then return
+ * addresses (after a signal frame: the interrupted pc); st->nr;
+ * SCRY_STACK_TRUNCATED when more than SCRY_MAX_FRAMES frames exist.
+ * bpf_loop keeps the verifier's cost at one frame, not 127.
+ */
+static __always_inline void scry_ustack_dwarf(__u32 pid,
+					      const struct scry_uregs *ur,
+					      struct scry_stack *st)
+{
+	struct scry_unwind_walk w = {
+		.st = st, .pc = ur->ip, .sp = ur->sp, .bp = ur->bp,
+		.exact = true,
+	};
+
+	w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
+	if (!w.proc)
+		scry_unwind_stat(SCRY_UNWIND_STAT_NO_PROC);
+	st->flags = 0;
+	st->ip[0] = ur->ip;
+	st->nr = 1;
+	bpf_loop(SCRY_MAX_FRAMES, scry_unwind_step, &w, 0);
+}
+
+#endif /* SCRY_UNWIND_BPF_H */

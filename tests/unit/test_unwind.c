@@ -1,0 +1,598 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DWARF unwind tables (src/unwind.c) and the BPF walker (bpf/unwind.bpf.h)
+ * without root: the walker is compiled right here for the host, with
+ * bpf_* stubs that read this process's memory and the store's in-memory
+ * maps, and its stacks are compared with glibc's backtrace() (libgcc's
+ * unwinder) frame for frame.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <link.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <linux/bpf.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+#include <scry/unwind.h>
+#include "check.h"
+
+/* ---- the BPF walker, built for the host -------------------------------- */
+
+#define SCRY_UNWIND_HOST	1
+#define SCRY_UNWIND_STAT_BASE	0
+#define SEC(name)
+#define __uint(name, val)	int (*name)[val]
+#define __type(name, val)	typeof(val) *name
+#ifndef __always_inline
+#define __always_inline		inline __attribute__((always_inline))
+#endif
+
+struct scry_uregs {
+	__u64 ip;
+	__u64 sp;
+	__u64 bp;
+};
+
+static bool ustack_at_entry;
+static __u64 host_stats[SCRY_UNWIND_NSTATS];
+
+static void scry_stat(__u32 which)
+{
+	if (which < SCRY_UNWIND_NSTATS)
+		host_stats[which]++;
+}
+
+static void *bpf_map_lookup_elem(void *map, const void *key);
+
+/* bpf_probe_read_user: our own memory, faults reported, never taken */
+static long bpf_probe_read_user(void *dst, __u32 size, const void *src)
+{
+	struct iovec l = { dst, size }, r = { (void *)src, size };
+
+	if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) != (ssize_t)size) {
+		memset(dst, 0, size);
+		return -14;
+	}
+	return 0;
+}
+
+static long bpf_loop(__u32 n, long (*fn)(__u32, void *), void *ctx, __u64 flags)
+{
+	__u32 i;
+
+	(void)flags;
+	for (i = 0; i < n; i++)
+		if (fn(i, ctx))
+			return i + 1;
+	return n;
+}
+
+#include "../../bpf/unwind.bpf.h"
+
+/* What the maps would hold: the store's arrays and one process. */
+static const struct scry_unwind_row *host_rows;
+static __u32 host_nrows;
+static const struct scry_unwind_tinfo *host_tinfo;
+static __u32 host_ntables;
+static struct scry_unwind_proc host_proc;
+static __u32 host_pid;		/* the pid unwind_procs knows */
+static __u32 walk_pid;		/* the pid probe() unwinds as */
+
+static void *bpf_map_lookup_elem(void *map, const void *key)
+{
+	__u32 k = *(const __u32 *)key;
+
+	if (map == &unwind_rows)
+		return k < host_nrows ? (void *)&host_rows[k] : NULL;
+	if (map == &unwind_tables)
+		return k < host_ntables ? (void *)&host_tinfo[k] : NULL;
+	if (map == &unwind_procs)
+		return k == host_pid ? &host_proc : NULL;
+	return NULL;
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+#define NOFP __attribute__((noinline, optimize("omit-frame-pointer")))
+
+static char libc_path[4096];
+static __u64 libc_bias;
+
+/* libc's path and load bias, straight from the dynamic linker */
+static int find_libc(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	(void)data;
+	if (!strstr(info->dlpi_name, "/libc.so"))
+		return 0;
+	snprintf(libc_path, sizeof(libc_path), "%s", info->dlpi_name);
+	libc_bias = info->dlpi_addr;
+	return 1;
+}
+
+static size_t count_cfa(const struct unwind_stats *st, unsigned int cfa)
+{
+	return st->cfa[cfa];
+}
+
+/* ---- table shape ------------------------------------------------------- */
+
+static void test_libc_table(const struct unwind_table *t)
+{
+	const struct unwind_stats *st = unwind_table_stats(t);
+	size_t n, i, bad = 0, rules;
+	const struct scry_unwind_row *r = unwind_table_rows(t, &n);
+	char msg[160];
+
+	rules = st->rows - count_cfa(st, SCRY_UNWIND_CFA_NONE);
+	snprintf(msg, sizeof(msg), "libc table has > 20000 rows (%zu, %zu with a rule)",
+		 st->rows, rules);
+	CHECK(st->rows > 20000, msg);
+	snprintf(msg, sizeof(msg), "libc rows > 95%% rsp-based (%zu of %zu)",
+		 count_cfa(st, SCRY_UNWIND_CFA_RSP), rules);
+	CHECK(count_cfa(st, SCRY_UNWIND_CFA_RSP) * 100 > rules * 95, msg);
+	CHECK(count_cfa(st, SCRY_UNWIND_CFA_PLT) >= 1, "libc table has the PLT rule");
+	CHECK(count_cfa(st, SCRY_UNWIND_CFA_SIGNAL) >= 1, "libc table has a signal row");
+	CHECK(count_cfa(st, SCRY_UNWIND_CFA_UNSUPPORTED) * 1000 < rules,
+	      "libc: under 0.1% unsupported rows");
+	snprintf(msg, sizeof(msg), "libc table built in under a second (%.1f ms)",
+		 st->build_ms);
+	CHECK(st->build_ms < 1000, msg);
+
+	for (i = 1; i < n; i++)
+		if (r[i].pc <= r[i - 1].pc ||
+		    (r[i].cfa == r[i - 1].cfa && r[i].off == r[i - 1].off &&
+		     r[i].rbp == r[i - 1].rbp))
+			bad++;
+	CHECK_INT(bad, 0, "rows strictly sorted, consecutive duplicates merged");
+	CHECK(n && r[n - 1].cfa == SCRY_UNWIND_CFA_NONE, "table ends in a gap row");
+}
+
+/* __restore_rt, as the kernel returns to it: sigaction's sa_restorer */
+static void test_signal_row(const struct unwind_table *t)
+{
+	struct sigaction sa = { .sa_handler = SIG_IGN }, old;
+	const struct scry_unwind_row *r, *r1;
+	__u64 rt;
+
+	sigaction(SIGURG, &sa, NULL);
+	sigaction(SIGURG, NULL, &old);
+	rt = (__u64)(uintptr_t)old.sa_restorer;
+	CHECK(rt != 0, "sigaction reports sa_restorer");
+	r = unwind_table_find(t, rt - libc_bias);
+	r1 = unwind_table_find(t, rt - 1 - libc_bias);
+	CHECK(r && r->cfa == SCRY_UNWIND_CFA_SIGNAL, "__restore_rt row is a signal row");
+	/* the handler's return address is rt: non-leaf frames look up rt - 1 */
+	CHECK(r1 && r1->cfa == SCRY_UNWIND_CFA_SIGNAL, "__restore_rt - 1 is a signal row too");
+}
+
+/* ---- cross-check against libdw, pc by pc ------------------------------- */
+
+struct regs {
+	__u64 sp, bp, pc;
+};
+
+/* Where our row says the CFA and the caller's rbp are, for @g. */
+static bool eval_row(const struct scry_unwind_row *r, const struct regs *g,
+		     __u64 *cfa, int *rbp_off)
+{
+	__s64 off = r->off;
+
+	if (r->cfa & SCRY_UNWIND_CFA_OFF8)
+		off *= 8;
+	switch (r->cfa & SCRY_UNWIND_CFA_MASK) {
+	case SCRY_UNWIND_CFA_RSP:
+		*cfa = g->sp + off;
+		break;
+	case SCRY_UNWIND_CFA_RBP:
+		*cfa = g->bp + off;
+		break;
+	case SCRY_UNWIND_CFA_PLT:
+		*cfa = g->sp + 8 + ((__s64)(g->pc & 15) >= off ? 8 : 0);
+		break;
+	default:
+		return false;
+	}
+	*rbp_off = r->rbp == SCRY_UNWIND_RBP_SAME ? 0 :
+		   r->rbp == SCRY_UNWIND_RBP_LOST ? 1 : -8 * r->rbp;
+	return true;
+}
+
+/*
+ * The same question asked of libdw directly and answered by evaluating
+ * its DWARF expression: CFA value and rbp's save slot. -1: libdw has a
+ * rule this evaluator (and the table) does not model.
+ */
+static int eval_libdw(Dwarf_Frame *fr, const struct regs *g, __u64 *cfa,
+		      int *rbp_off)
+{
+	Dwarf_Op mem[3], *ops;
+	__u64 stack[8];
+	size_t nops, i;
+	int sp = 0;
+
+	if (dwarf_frame_cfa(fr, &ops, &nops) || !nops)
+		return -1;
+	for (i = 0; i < nops; i++) {
+		const Dwarf_Op *o = &ops[i];
+
+		if (sp >= 7)
+			return -1;
+		if (o->atom == DW_OP_bregx && (o->number == 6 || o->number == 7))
+			stack[sp++] = (o->number == 7 ? g->sp : g->bp) + o->number2;
+		else if (o->atom == DW_OP_breg7)
+			stack[sp++] = g->sp + o->number;
+		else if (o->atom == DW_OP_breg16)
+			stack[sp++] = g->pc + o->number;
+		else if (o->atom >= DW_OP_lit0 && o->atom <= DW_OP_lit31)
+			stack[sp++] = o->atom - DW_OP_lit0;
+		else if (sp >= 2 && o->atom == DW_OP_and)
+			sp--, stack[sp - 1] &= stack[sp];
+		else if (sp >= 2 && o->atom == DW_OP_ge)
+			sp--, stack[sp - 1] = (__s64)stack[sp - 1] >= (__s64)stack[sp];
+		else if (sp >= 2 && o->atom == DW_OP_shl)
+			sp--, stack[sp - 1] <<= stack[sp];
+		else if (sp >= 2 && o->atom == DW_OP_plus)
+			sp--, stack[sp - 1] += stack[sp];
+		else
+			return -1;
+	}
+	if (sp != 1)
+		return -1;
+	*cfa = stack[0];
+	if (dwarf_frame_register(fr, 6, mem, &ops, &nops))
+		return -1;
+	if (!nops)
+		*rbp_off = ops ? 1 : 0;
+	else if (nops == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+		 ops[1].atom == DW_OP_plus_uconst)
+		*rbp_off = (int)(__s64)ops[1].number;
+	else
+		*rbp_off = 1;
+	return 0;
+}
+
+/* 1: agree, 0: disagree */
+static int same_rule(const struct unwind_table *t, Dwarf_CFI *cfi, __u64 pc)
+{
+	const struct scry_unwind_row *r = unwind_table_find(t, pc);
+	struct regs g = { .sp = 1 << 20, .bp = 1 << 30, .pc = pc };
+	Dwarf_Op mem[3], *ops;
+	Dwarf_Frame *fr;
+	Dwarf_Addr s, e;
+	__u64 cfa1, cfa2;
+	int rbp1, rbp2, ok, ra;
+	size_t nops;
+	bool sig;
+
+	if (dwarf_cfi_addrframe(cfi, pc, &fr))
+		return !r;		/* no FDE: no row */
+	ra = dwarf_frame_info(fr, &s, &e, &sig);
+	if (!r) {
+		ok = 0;
+	} else if (sig) {
+		ok = r->cfa == SCRY_UNWIND_CFA_SIGNAL;
+	} else if (dwarf_frame_register(fr, ra, mem, &ops, &nops)) {
+		ok = 0;
+	} else if (!nops && ops) {
+		ok = r->cfa == SCRY_UNWIND_CFA_END;
+	} else if (nops != 2 || ops[0].atom != DW_OP_call_frame_cfa ||
+		   ops[1].atom != DW_OP_plus_uconst || (__s64)ops[1].number != -8) {
+		/* return address anywhere but CFA - 8 (vfork keeps it in rdi) */
+		ok = r->cfa == SCRY_UNWIND_CFA_UNSUPPORTED;
+	} else if (eval_libdw(fr, &g, &cfa1, &rbp1)) {
+		ok = r->cfa == SCRY_UNWIND_CFA_UNSUPPORTED ||
+		     (r->cfa & SCRY_UNWIND_CFA_MASK) == SCRY_UNWIND_CFA_DEREF_RBP;
+	} else {
+		ok = eval_row(r, &g, &cfa2, &rbp2) && cfa1 == cfa2 &&
+		     (rbp1 == rbp2 || (rbp2 == 1 && rbp1 < 0));
+	}
+	free(fr);
+	return ok;
+}
+
+static void test_vs_libdw(const struct unwind_table *t)
+{
+	size_t n, i, bad = 0, checked = 0;
+	const struct scry_unwind_row *r = unwind_table_rows(t, &n);
+	__u64 lo = UINT64_MAX, hi = 0;
+	Dwarf_CFI *cfi;
+	GElf_Phdr ph;
+	size_t nph;
+	char msg[128];
+	int fd;
+	Elf *e;
+
+	fd = open(libc_path, O_RDONLY);
+	e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	cfi = e ? dwarf_getcfi_elf(e) : NULL;
+	CHECK(cfi != NULL, "libdw opens libc's CFI");
+	if (!cfi)
+		goto out;
+	for (i = 0; !elf_getphdrnum(e, &nph) && i < nph; i++) {
+		if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_LOAD &&
+		    (ph.p_flags & PF_X)) {
+			lo = ph.p_vaddr;
+			hi = ph.p_vaddr + ph.p_memsz;
+		}
+	}
+	/* every row's first pc, and its last */
+	for (i = 0; i + 1 < n; i++) {
+		checked += 2;
+		bad += !same_rule(t, cfi, r[i].pc);
+		bad += !same_rule(t, cfi, r[i + 1].pc - 1);
+	}
+	snprintf(msg, sizeof(msg), "every row agrees with libdw at both ends (%zu pcs)",
+		 checked);
+	CHECK_INT(bad, 0, msg);
+	srandom(42);
+	for (bad = 0, i = 0; i < 1000; i++)
+		bad += !same_rule(t, cfi, lo + random() % (hi - lo));
+	CHECK_INT(bad, 0, "1000 random libc text pcs: our lookup = libdw's rule");
+	dwarf_cfi_end(cfi);
+out:
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* ---- mappings ---------------------------------------------------------- */
+
+static void test_fmaps(const struct unwind_table *t)
+{
+	struct unwind_fmap *m;
+	int n, i, found = 0, vdso = 0;
+	__u64 bias = 0;
+	struct stat st;
+
+	/* by inode: ld.so's name may differ from the maps' (merged /usr) */
+	if (stat(libc_path, &st))
+		memset(&st, 0, sizeof(st));
+
+	n = unwind_fmaps_read(0, &m);
+	CHECK(n > 0, "read own executable mappings");
+	for (i = 0; i < n; i++) {
+		if (!strcmp(m[i].path, "[vdso]"))
+			vdso = 1;
+		if (m[i].ino == st.st_ino && m[i].dev == st.st_dev && !found)
+			found = !unwind_table_bias(t, m[i].start, m[i].offset, &bias);
+	}
+	CHECK(found, "libc's executable mapping listed");
+	/* valgrind maps no vDSO */
+	CHECK(vdso || !getauxval(AT_SYSINFO_EHDR), "vDSO listed");
+	CHECK(bias == libc_bias, "load bias from maps + PT_LOAD = dl_iterate_phdr's");
+	CHECK_INT(unwind_fmaps_read(-1, &m), -ESRCH, "no such pid: -ESRCH");
+	if (n > 0)
+		unwind_fmaps_free(m, n);
+}
+
+/* ---- the walker against backtrace() ------------------------------------ */
+
+#define MAXBT 256
+
+static struct unwind_store *store;
+static void *bt[MAXBT];
+static int bt_n;
+static struct scry_stack walked;
+static int depth_left;
+static int use_signal;
+
+/* Registers here, the walker over the live stack, then backtrace(). */
+NOFP static void probe(void)
+{
+	struct scry_uregs ur;
+
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+			 : "=r"(ur.ip), "=r"(ur.sp), "=r"(ur.bp));
+	memset(&walked, 0, sizeof(walked));
+	scry_ustack_dwarf(walk_pid, &ur, &walked);
+	bt_n = backtrace(bt, MAXBT);
+}
+
+NOFP static void on_signal(int sig)
+{
+	(void)sig;
+	probe();
+}
+
+NOFP static int deep(int n)
+{
+	int r;
+
+	if (n <= 0) {
+		probe();
+		return 0;
+	}
+	r = deep(n - 1);
+	__asm__ volatile("" : : "r"(r) : "memory");
+	return r + 1;
+}
+
+static volatile int probed;
+
+NOFP static int cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	if (!probed) {
+		probed = 1;
+		if (use_signal)
+			raise(SIGUSR2);
+		else if (depth_left)
+			deep(depth_left);
+		else
+			probe();
+	}
+	return (x > y) - (x < y);
+}
+
+NOFP static void sort_and_probe(void)
+{
+	int v[64], i;
+
+	for (i = 0; i < 64; i++)
+		v[i] = (i * 37) % 64;
+	probed = 0;
+	qsort(v, 64, sizeof(*v), cmp);
+}
+
+static void load_self(void)
+{
+	__u32 n;
+	int np;
+
+	host_pid = walk_pid = getpid();
+	np = unwind_store_proc(store, host_pid, &host_proc);
+	host_rows = unwind_store_rows(store, &host_nrows);
+	host_tinfo = unwind_store_tinfo(store, &host_ntables);
+	CHECK(np >= 3, "own process: tables for the binary, libc and ld.so");
+	n = unwind_store_stats(store)->tables;
+	CHECK(n >= 3, "store placed the tables");
+}
+
+/*
+ * Our frames 1.. are return addresses, as backtrace()'s; frame 0 differs
+ * (the captured pc vs. backtrace's return into probe). Under ASan,
+ * backtrace() itself is intercepted and reports one more frame first:
+ * start at its first frame inside this binary.
+ */
+static int compare_bt(const char *what)
+{
+	Dl_info self = {}, di;
+	int i, k = 0, n, bad = 0;
+	char msg[160];
+
+	dladdr((void *)probe, &self);
+	for (k = 0; k < bt_n; k++)
+		if (dladdr(bt[k], &di) && di.dli_fbase == self.dli_fbase)
+			break;
+	n = bt_n - k;
+	for (i = 1; i < n && i < (int)walked.nr; i++)
+		if (walked.ip[i] != (__u64)(uintptr_t)bt[k + i])
+			bad++;
+	snprintf(msg, sizeof(msg), "%s: %u frames, backtrace() %d", what,
+		 walked.nr, n);
+	CHECK(walked.nr == (__u32)n && !bad, msg);
+	if (walked.nr != (__u32)n || bad) {
+		for (i = 0; i < MAXBT && (i < n || i < (int)walked.nr); i++) {
+			__u64 a = i < (int)walked.nr ? walked.ip[i] : 0;
+
+			memset(&di, 0, sizeof(di));
+			dladdr((void *)(uintptr_t)a, &di);
+			printf("#   %2d walker %#llx %-28s backtrace %p\n", i,
+			       (unsigned long long)a, di.dli_sname ? di.dli_sname : "?",
+			       i < n ? bt[k + i] : NULL);
+		}
+	}
+	return k;
+}
+
+static void test_walker(void)
+{
+	__u64 before[SCRY_UNWIND_NSTATS];
+	int i, k;
+
+	load_self();
+	sort_and_probe();
+	k = compare_bt("qsort comparator (no frame pointers, libc without)");
+	CHECK(walked.nr > 1 && walked.ip[walked.nr - 1] == (__u64)(uintptr_t)bt[bt_n - 1],
+	      "qsort stack ends where backtrace()'s does (_start)");
+	CHECK(!(walked.flags & SCRY_STACK_TRUNCATED), "not truncated");
+	for (i = 0; i < SCRY_UNWIND_NSTATS; i++)
+		if (host_stats[i])
+			printf("# %s: %llu\n", unwind_stat_name(i),
+			       (unsigned long long)host_stats[i]);
+
+	signal(SIGUSR2, on_signal);
+	use_signal = 1;
+	sort_and_probe();
+	use_signal = 0;
+	compare_bt("through a signal frame (__restore_rt)");
+
+	memcpy(before, host_stats, sizeof(before));
+	depth_left = 200;
+	sort_and_probe();
+	depth_left = 0;
+	CHECK_INT(walked.nr, SCRY_MAX_FRAMES, "200-deep recursion: 127 frames");
+	CHECK(walked.flags & SCRY_STACK_TRUNCATED, "200-deep recursion: truncated");
+	CHECK_INT(host_stats[SCRY_UNWIND_STAT_DEPTH] - before[SCRY_UNWIND_STAT_DEPTH],
+		  1, "depth limit counted once");
+	for (i = 1; i < SCRY_MAX_FRAMES && k + i < bt_n; i++)
+		if (walked.ip[i] != (__u64)(uintptr_t)bt[k + i])
+			break;
+	CHECK_INT(i, SCRY_MAX_FRAMES, "127 frames equal backtrace()'s first 127");
+
+	/* a pid without tables: frame pointers only, counted once */
+	memcpy(before, host_stats, sizeof(before));
+	walk_pid = host_pid + 1;
+	sort_and_probe();
+	walk_pid = host_pid;
+	CHECK_INT(host_stats[SCRY_UNWIND_STAT_NO_PROC] - before[SCRY_UNWIND_STAT_NO_PROC],
+		  1, "no tables for the pid: counted once, FP walk");
+	CHECK(walked.nr >= 1 && walked.ip[0], "FP walk still yields the pc");
+}
+
+static void test_errors(void)
+{
+	struct unwind_store_maps m = { .rows_fd = -1, .max_rows = 10,
+				       .tables_fd = -1, .max_tables = 4,
+				       .procs_fd = -1 };
+	struct unwind_store *s;
+	struct scry_unwind_proc *p = calloc(1, sizeof(*p));
+
+	errno = 0;
+	CHECK(!unwind_table_build("/nonexistent", -1) && errno == ENOENT,
+	      "missing file: NULL, ENOENT");
+	CHECK(!unwind_table_build("/proc/self/status", -1) && errno == ENOEXEC,
+	      "not ELF: NULL, ENOEXEC");
+	/* a store too small for libc: counted, not placed, no crash */
+	s = unwind_store_new(&m);
+	CHECK(s && p && unwind_store_proc(s, 0, p) >= 0, "tiny store: proc still built");
+	CHECK(s && unwind_store_stats(s)->rows_full > 0, "tiny store: rows_full counted");
+	unwind_store_free(s);
+	free(p);
+}
+
+int main(void)
+{
+	struct unwind_store_maps m = { .rows_fd = -1, .max_rows = 1 << 21,
+				       .tables_fd = -1, .max_tables = 512,
+				       .procs_fd = -1 };
+	struct unwind_table *t;
+
+	backtrace(bt, 1);	/* load libgcc_s before the maps are read */
+	dl_iterate_phdr(find_libc, NULL);
+	CHECK(libc_path[0] != 0, "libc found");
+	t = unwind_table_build(libc_path, -1);
+	CHECK(t != NULL, "build libc's table");
+	if (!t)
+		return CHECK_DONE();
+	unwind_stats_print(stdout, "# libc", unwind_table_stats(t));
+	test_libc_table(t);
+	test_signal_row(t);
+	test_vs_libdw(t);
+	test_fmaps(t);
+	unwind_table_free(t);
+
+	store = unwind_store_new(&m);
+	CHECK(store != NULL, "in-memory store");
+	if (store)
+		test_walker();
+	unwind_store_free(store);
+	test_errors();
+	return CHECK_DONE();
+}
