@@ -93,27 +93,37 @@ struct scry_path_walk {
 static __always_inline __u32 scry_path_put(char *buf, __u32 used,
 					   const char *s, __u32 n)
 {
-	__u32 at = (SCRY_PATH_END - used - n) & (SCRY_PATH_END - 1);
+	char *p = buf + ((SCRY_PATH_END - used - n) & (SCRY_PATH_END - 1));
 	__u32 i;
 
-	for (i = 0; i < n; i++)
-		buf[at + i] = s[i];
+	for (i = 0; i < n; i++)	/* unrolled: one store per byte */
+		p[i] = s[i];
 	return used + n;
 }
 
-/* Prepend @v in decimal: our own formatter, BPF has no snprintf into maps. */
+/*
+ * Prepend @v in decimal: our own formatter, BPF has no snprintf into maps.
+ * All 20 digits (2^64 has 20) are written and the count of significant
+ * ones is summed without a branch: a loop that breaks at the last digit
+ * would hand the verifier 20 exact lengths, and it would then check all
+ * that follows once per length.
+ */
 static __always_inline __u32 scry_path_put_u64(char *buf, __u32 used, __u64 v)
 {
+	__u64 nz;
+	__u32 nd = 1;
 	int i;
 
-	for (i = 0; i < 20; i++) {	/* 2^64 has 20 digits */
-		used++;
-		buf[(SCRY_PATH_END - used) & (SCRY_PATH_END - 1)] = '0' + v % 10;
+	for (i = 0; i < 20; i++) {
+		buf[(SCRY_PATH_END - 1 - used - i) & (SCRY_PATH_END - 1)] = '0' + v % 10;
 		v /= 10;
-		if (!v)
-			break;
+		/* v != 0 as arithmetic; the barrier keeps clang from making
+		 * it a branch again */
+		nz = v | -v;
+		asm volatile("" : "+r"(nz));
+		nd += nz >> 63;
 	}
-	return used;
+	return used + nd;
 }
 
 /* Prepend @n bytes of the kernel string at @name (n clamped to a name). */
@@ -290,8 +300,10 @@ static __always_inline int scry_fd_path(struct task_struct *task, int fd,
 	out->str[0] = '\0';
 
 	files = BPF_CORE_READ(task, files);
-	if (!files)
-		return -ESRCH;	/* exiting: the fd table is gone */
+	if (!files) {	/* exiting: the fd table is gone, the fd with it */
+		scry_path_closed(out, buf, fd);
+		return -ESRCH;
+	}
 	fdt = BPF_CORE_READ(files, fdt);
 	if (fd < 0 || (__u32)fd >= BPF_CORE_READ(fdt, max_fds))
 		return scry_path_closed(out, buf, fd);
@@ -313,16 +325,21 @@ static __always_inline int scry_fd_path(struct task_struct *task, int fd,
 	w.mnt = (void *)vmnt - bpf_core_field_offset(struct mount, mnt);
 	w.mnt_root = mnt_root;
 
-	/* d_path(): pseudo dentries get their names from d_dname() */
+	/*
+	 * d_path(): a dentry with a d_dname() method that is its own parent
+	 * but not its mount's root is a pseudo file: the method names it.
+	 */
 	if (dentry && dentry != mnt_root &&
-	    dentry == BPF_CORE_READ(dentry, d_parent)) {
+	    dentry == BPF_CORE_READ(dentry, d_parent) &&
+	    BPF_CORE_READ(dentry, d_op, d_dname)) {
 		scry_path_emit(out, buf, scry_path_pseudo(buf, dentry, &flags),
 			       flags);
 		return 0;
 	}
 
-	/* d_unlinked(): unhashed and not a root */
-	if (!BPF_CORE_READ(dentry, d_hash.pprev)) {
+	/* d_unlinked(): unhashed and not a root (roots are never hashed) */
+	if (!BPF_CORE_READ(dentry, d_hash.pprev) &&
+	    dentry != BPF_CORE_READ(dentry, d_parent)) {
 		flags |= SCRY_PATH_DELETED;
 		sfx = scry_path_put(buf, 0, " (deleted)", 10);
 	}

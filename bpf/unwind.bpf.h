@@ -115,24 +115,22 @@ int scry_unwind_map_find(const struct scry_unwind_proc *proc, __u64 pc,
 			 struct scry_unwind_map *out)
 {
 	const struct scry_unwind_map *m;
-	__u32 lo = 0, hi, mid;
+	__u32 lo = 0, n, half;
 	int i;
 
 	if (!proc || !out)
 		return -1;
-	hi = proc->n;
-	if (hi > SCRY_UNWIND_MAX_MAPS)
-		hi = SCRY_UNWIND_MAX_MAPS;
-	if (!hi)
+	n = proc->n;
+	if (n > SCRY_UNWIND_MAX_MAPS)
+		n = SCRY_UNWIND_MAX_MAPS;
+	if (!n)
 		return -1;
+	/* lower bound without an early exit: half is 0 once n is 1 */
 	for (i = 0; i < SCRY_UNWIND_MAP_STEPS; i++) {
-		if (hi - lo <= 1)
-			break;
-		mid = lo + (hi - lo) / 2;
-		if (proc->map[mid & (SCRY_UNWIND_MAX_MAPS - 1)].start <= pc)
-			lo = mid;
-		else
-			hi = mid;
+		half = n / 2;
+		if (proc->map[(lo + half) & (SCRY_UNWIND_MAX_MAPS - 1)].start <= pc)
+			lo += half;
+		n -= half;
 	}
 	m = &proc->map[lo & (SCRY_UNWIND_MAX_MAPS - 1)];
 	if (pc < m->start || pc >= m->end)
@@ -146,24 +144,22 @@ __attribute__((noinline))
 int scry_unwind_row_find(__u32 lo, __u32 n, __u32 pc)
 {
 	const struct scry_unwind_row *r;
-	__u32 hi = lo + n, mid;
+	__u32 half, mid;
 	int i;
 
-	if (hi <= lo)
+	if (!n)
 		return -1;
-	for (i = 0; i < SCRY_UNWIND_ROW_STEPS; i++) {
-		if (hi - lo <= 1)
-			break;
-		mid = lo + (hi - lo) / 2;
+	for (i = 0; i < SCRY_UNWIND_ROW_STEPS && n > 1; i++) {
+		half = n / 2;
+		mid = lo + half;
 		r = bpf_map_lookup_elem(&unwind_rows, &mid);
 		if (!r)
 			return -1;
 		if (r->pc <= pc)
 			lo = mid;
-		else
-			hi = mid;
+		n -= half;
 	}
-	if (hi - lo > 1)
+	if (n > 1)
 		return -1;	/* more rows than the search covers */
 	return lo;
 }

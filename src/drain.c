@@ -98,7 +98,9 @@ static int resolve_user(struct syms *s, int pid, const struct scry_stack *st,
 		for (j = 0; j < n; j++) {
 			if (i) {
 				fr[j].addr = st->ip[i];
-				fr[j].off++;
+				/* inlined frames have no offset of their own */
+				if (!fr[j].inlined)
+					fr[j].off++;
 			}
 			if (out->nr >= SCRY_MAX_FRAMES * 2) {
 				syms_frame_clear(&fr[j]);

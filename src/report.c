@@ -143,6 +143,7 @@ static void stack_free(struct report_stack *st)
 	for (i = 0; st->frames && i < st->nr; i++) {
 		free(st->frames[i].module);
 		free(st->frames[i].sym);
+		free(st->frames[i].file);
 	}
 	free(st->frames);
 	st->frames = NULL;

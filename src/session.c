@@ -494,6 +494,8 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 		log_err("out of memory");
 		return 1;
 	}
+	syms_set_flags(s.syms, (o->lines ? SYMS_LINES : 0) |
+		       (o->no_demangle ? SYMS_NO_DEMANGLE : 0));
 	err = session_start(&s, p);
 	start = t0 = now_s();
 	if (o->duration_s > 0)

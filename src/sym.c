@@ -51,6 +51,8 @@
 #define DELETED_SUFFIX	" (deleted)"
 /* Inlining nests deeper than this are cut (the outer frames dropped). */
 #define MAX_INLINE	32
+/* DWARF scopes deeper than this are not searched */
+#define DW_MAX_DEPTH	128
 /*
  * JIT frames share one module name whatever the pid, so stacks of
  * several processes running the same JIT fold together.
@@ -85,7 +87,7 @@ struct symvec {
  */
 struct rent {
 	__u64 start, end;
-	__u64 maxend;		/* largest end of this and every lower entry */
+	__u64 maxend;		/* largest end up to this entry */
 	__u64 val;		/* CU DIE offset, or name offset */
 	__u32 seq;
 };
@@ -997,11 +999,6 @@ static void sfile_set_table(struct sfile *f, struct symvec *sv)
 }
 
 /*
- * Read @f's function symbols: .symtab and .dynsym, plus the debug file's
- * .symtab when the file itself is stripped. Non-ELF files or unreadable
- * tables leave an empty table: the mapping still names the module.
- */
-/*
  * The debug file supplies what @f lacks: its .symtab when @f has none,
  * its DWARF (kept in *@dwe) when @f has none.
  */
@@ -1026,6 +1023,13 @@ static int sfile_load_dbg(struct sfile *f, Elf *e, bool symtab, bool dwarf,
 	return err;
 }
 
+/*
+ * Read @f's function symbols: .symtab and .dynsym, plus the debug file's
+ * .symtab when the file itself is stripped. Non-ELF files or unreadable
+ * tables leave an empty table: the mapping still names the module. The
+ * image holding DWARF (the file's or the debug file's) stays open for
+ * sfile_dwarf().
+ */
 static int sfile_load(struct syms *s, struct sfile *f)
 {
 	struct symvec sv = {};
@@ -1389,38 +1393,68 @@ static bool dw_cu(struct sfile *f, __u64 pc, Dwarf_Die *cu)
 	return r && dwarf_offdie(f->dw, r->val, cu);
 }
 
+static bool dw_is_func(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
+}
+
+/*
+ * Descend from @die into the scope holding @pc, appending the function
+ * DIEs met on the way (outermost first) to @fn. Only the path to @pc is
+ * read, not the whole unit as dwarf_getscopes() does (which also leaves
+ * the concrete tree above an inlined instance). Namespaces and classes
+ * have no addresses but may hold C++ function definitions.
+ */
+static bool dw_descend(Dwarf_Die *die, __u64 pc, Dwarf_Die *fn, int *k,
+		       int depth)
+{
+	Dwarf_Die c;
+	int tag;
+
+	if (depth > DW_MAX_DEPTH || dwarf_child(die, &c))
+		return false;
+	do {
+		switch ((tag = dwarf_tag(&c))) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+			if (dwarf_haspc(&c, pc) <= 0)
+				break;
+			if (dw_is_func(tag) && *k < DW_MAX_DEPTH)
+				fn[(*k)++] = c;
+			dw_descend(&c, pc, fn, k, depth + 1);
+			return true;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			if (dw_descend(&c, pc, fn, k, depth + 1))
+				return true;
+			break;
+		}
+	} while (!dwarf_siblingof(&c, &c));
+	return false;
+}
+
 /*
  * The function DIEs holding @pc, innermost first: inlined instances,
- * then the out-of-line subprogram. dwarf_getscopes() finds the innermost
- * scope, but above an inlined instance it continues in the abstract
- * definition; the concrete callers are the DIE's parents.
+ * then the out-of-line subprogram; at most @max.
  */
 static int dw_funcs(Dwarf_Die *cu, __u64 pc, Dwarf_Die *fn, int max)
 {
-	Dwarf_Die *sc = NULL, inner;
-	int n, i, k = 0;
+	Dwarf_Die path[DW_MAX_DEPTH];
+	int n = 0, i, k = 0;
 
-	n = dwarf_getscopes(cu, pc, &sc);
-	if (n <= 0) {
-		free(sc);
-		return 0;
-	}
-	inner = sc[0];
-	free(sc);
-	sc = NULL;
-	n = dwarf_getscopes_die(&inner, &sc);
-	for (i = 0; i < n && k < max; i++) {
-		int tag = dwarf_tag(&sc[i]);
-
-		if (tag != DW_TAG_inlined_subroutine &&
-		    tag != DW_TAG_subprogram)
-			continue;
-		fn[k++] = sc[i];
-		/* a nested function's parent is not its caller */
-		if (tag == DW_TAG_subprogram)
+	dw_descend(cu, pc, path, &n, 0);
+	/* a nested function's enclosing function is not its caller */
+	for (i = n; i-- > 0 && k < max;) {
+		fn[k++] = path[i];
+		if (dwarf_tag(&path[i]) == DW_TAG_subprogram)
 			break;
 	}
-	free(sc);
 	return k;
 }
 
@@ -1524,7 +1558,8 @@ static int file_frames(struct syms *s, const char *module, struct sfile *f,
 
 	if (sfile_dwarf(f) && dw_cu(f, vaddr, &cu)) {
 		dw = true;
-		k = dw_funcs(&cu, vaddr, fn, max < MAX_INLINE ? max : MAX_INLINE);
+		k = dw_funcs(&cu, vaddr, fn,
+			     max < MAX_INLINE ? max : MAX_INLINE);
 	}
 	for (i = 0; i < k; i++) {
 		if (dwarf_tag(&fn[i]) == DW_TAG_subprogram) {
@@ -1593,14 +1628,15 @@ static int jit_parse_line(struct jitmap *j, char *line)
 
 	errno = 0;
 	start = strtoull(line, &p, 16);
-	if (errno || p == line || *p != ' ')
+	if (errno || p == line || (*p != ' ' && *p != '\t'))
 		return 0;
 	line = p;
 	size = strtoull(line, &p, 16);
-	if (errno || p == line || *p != ' ' || !size || start + size < start)
+	if (errno || p == line || (*p != ' ' && *p != '\t') || !size ||
+	    start + size < start)
 		return 0;
-	name = p + 1;
-	len = strcspn(name, "\n");
+	name = p + strspn(p, " \t");
+	len = strcspn(name, "\r\n");
 	if (!len)
 		return 0;
 	err = strbuf_add(&j->names, name, len, &off);
@@ -1675,9 +1711,9 @@ static bool pid_alive(int pid)
 }
 
 /*
- * An address outside every file mapping: JIT code if the perf map names
- * it. A JIT appends as it compiles, so a miss reads the map once more
- * while the process lives and the file has changed.
+ * Code outside any ELF mapping: JIT code if the perf map names it. A JIT
+ * appends as it compiles, so a miss reads the map once more while the
+ * process lives and the file has changed. Returns 0 when not named.
  */
 static int jit_frame(struct syms *s, struct sproc *p, __u64 addr,
 		     struct report_frame *out)
@@ -1690,7 +1726,7 @@ static int jit_frame(struct syms *s, struct sproc *p, __u64 addr,
 	    pid_alive(p->pid) && !jit_read(&p->jit, p->pid, p->uid))
 		r = rtab_find(&p->jit.t, addr);
 	if (!r)
-		return 1;
+		return 0;
 	lf.sym = p->jit.names.buf + r->val;
 	lf.off = addr - r->start;
 	err = frame_fill(s, out, JIT_MODULE, addr, &lf);
@@ -1949,16 +1985,20 @@ int syms_user(struct syms *s, int pid, __u64 addr,
 	if (!p)
 		return -ENOMEM;
 	m = proc_find_map(p, addr);
-	if (!m)
-		return jit_frame(s, p, addr, out);
-	off = addr - m->start + m->pgoff;
-	f = m->file;
+	f = m ? m->file : NULL;
+	off = m ? addr - m->start + m->pgoff : 0;
 	if (f && file_vaddr(f, off, &vaddr)) {
 		err = sfile_load(s, f);
 		if (err)
 			return err;
 		return file_frames(s, m->module, f, addr, vaddr, out, max);
 	}
+	/* anonymous, or a file that is not ELF (a JIT's memfd) */
+	err = jit_frame(s, p, addr, out);
+	if (err)
+		return err;	/* named, or -errno */
+	if (!m)
+		return 1;
 	out->module = strdup(m->module);
 	if (!out->module)
 		return -ENOMEM;

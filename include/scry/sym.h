@@ -45,7 +45,8 @@ void syms_forget_pid(struct syms *s, int pid);
  * Resolve one user address of @pid into @out (up to @max logical frames:
  * inlined callers follow the innermost function). Fields are malloc'ed
  * strings owned by the caller (free with syms_frame_clear). An address
- * that no mapping covers still yields one frame with module == NULL and
+ * that no mapping covers yields one frame named from /tmp/perf-PID.map
+ * (module "[jit]") when that file names it, else module == NULL and
  * sym == NULL. Returns the number of frames written (>= 1) or -errno.
  */
 int syms_user(struct syms *s, int pid, __u64 addr,

@@ -679,6 +679,481 @@ static void test_shared(struct syms *s)
 	reap(pid);
 }
 
+/* ---- compiled fixtures: inlining, C++ ------------------------------- */
+
+struct fxlib {
+	char dir[PATH_MAX];
+	char so[PATH_MAX + 32];
+	char dbg[PATH_MAX + 64];	/* split DWARF, via .gnu_debuglink */
+	void *h;
+};
+
+/* tests/unit/sym_fixtures/@name, from the source tree or the binary. */
+static bool fixture_src(const char *name, char *out, size_t size)
+{
+	char self[PATH_MAX];
+	const char *slash = strrchr(__FILE__, '/');
+	ssize_t n;
+
+	snprintf(out, size, "%.*s/sym_fixtures/%s",
+		 slash ? (int)(slash - __FILE__) : 1,
+		 slash ? __FILE__ : ".", name);
+	if (!access(out, R_OK))
+		return true;
+	/* BUILD/tests/test_sym -> BUILD/../tests/unit/sym_fixtures */
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return false;
+	self[n] = '\0';
+	*strrchr(self, '/') = '\0';
+	snprintf(out, size, "%s/../../tests/unit/sym_fixtures/%s", self, name);
+	return !access(out, R_OK);
+}
+
+static bool run_cmd(char *const argv[])
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		/* compiler chatter must not look like test output */
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Move the DWARF out of @fx->so, as distributions ship debug files. */
+static bool fxlib_split(struct fxlib *fx)
+{
+	char *keep[] = { "objcopy", "--only-keep-debug", fx->so, fx->dbg,
+			 NULL };
+	char *strip[] = { "objcopy", "--strip-debug", fx->so, NULL };
+	char link[PATH_MAX + 128];
+	char *add[] = { "objcopy", link, fx->so, NULL };
+
+	snprintf(fx->dbg, sizeof(fx->dbg), "%s.debug", fx->so);
+	snprintf(link, sizeof(link), "--add-gnu-debuglink=%s", fx->dbg);
+	return run_cmd(keep) && run_cmd(strip) && run_cmd(add);
+}
+
+/*
+ * Compile fixture @src with @cc and @opt into a shared library next to
+ * the test binary (/tmp may be noexec), optionally split its DWARF into
+ * a debug file, and dlopen it.
+ */
+static bool fxlib_open(struct fxlib *fx, const char *cc, const char *opt,
+		       const char *src, bool split)
+{
+	char path[PATH_MAX + 64], self[PATH_MAX];
+	ssize_t n;
+
+	memset(fx, 0, sizeof(*fx));
+	if (!fixture_src(src, path, sizeof(path)))
+		return false;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return false;
+	self[n] = '\0';
+	snprintf(fx->dir, sizeof(fx->dir), "%.*s/sym-fx-XXXXXX",
+		 (int)(strrchr(self, '/') - self), self);
+	if (!mkdtemp(fx->dir)) {
+		fx->dir[0] = '\0';
+		return false;
+	}
+	snprintf(fx->so, sizeof(fx->so), "%s/libfx.so", fx->dir);
+	{
+		char *argv[] = { (char *)cc, (char *)opt, "-g", "-shared",
+				 "-fPIC", "-o", fx->so, path, NULL };
+
+		if (!run_cmd(argv))
+			return false;
+	}
+	if (split && !fxlib_split(fx))
+		return false;
+	fx->h = dlopen(fx->so, RTLD_NOW | RTLD_LOCAL);
+	return fx->h != NULL;
+}
+
+static void fxlib_unlink(struct fxlib *fx)
+{
+	if (fx->so[0])
+		unlink(fx->so);
+	fx->so[0] = '\0';
+}
+
+static void fxlib_close(struct fxlib *fx)
+{
+	fxlib_unlink(fx);
+	if (fx->dbg[0])
+		unlink(fx->dbg);
+	if (fx->dir[0])
+		rmdir(fx->dir);
+	fx->dbg[0] = fx->dir[0] = '\0';
+	if (fx->h)
+		dlclose(fx->h);
+	fx->h = NULL;
+}
+
+static void clear_frames(struct report_frame *fr, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		syms_frame_clear(&fr[i]);
+}
+
+static void check_line(const struct report_frame *fr, int line,
+		       const char *how, const char *what)
+{
+	char msg[160];
+
+	snprintf(msg, sizeof(msg), "%s%s: file inline.c", how, what);
+	CHECK_STR(fr->file, "inline.c", msg);
+	snprintf(msg, sizeof(msg), "%s%s: line %d", how, what, line);
+	CHECK_INT(fr->line, line, msg);
+}
+
+/* CHECK message "@how@what" */
+#define HOW(what) (snprintf(msg, sizeof(msg), "%s%s", how, what), msg)
+
+/*
+ * With @split the library is stripped of DWARF, which then comes from
+ * the debug file its .gnu_debuglink names.
+ */
+static void test_inline(bool split)
+{
+	const char *how = split ? "split " : "";
+	char msg[160];
+	struct report_frame fr[8];
+	int (*outer)(int);
+	int *leaf_line, *mid_line, *outer_line;
+	unsigned long *ra;
+	struct syms *s = NULL;
+	struct fxlib fx;
+	__u64 pc;
+	int n;
+
+	if (!fxlib_open(&fx, "cc", "-O2", "inline.c", split)) {
+		CHECK(0, HOW("inline: cc -O2 -g fixture built and loaded"));
+		fxlib_close(&fx);
+		return;
+	}
+	outer = (int (*)(int))dlsym(fx.h, "fx_outer");
+	ra = dlsym(fx.h, "fx_ra");
+	leaf_line = dlsym(fx.h, "fx_leaf_line");
+	mid_line = dlsym(fx.h, "fx_mid_line");
+	outer_line = dlsym(fx.h, "fx_outer_line");
+	if (!outer || !ra || !leaf_line || !mid_line || !outer_line) {
+		CHECK(0, HOW("inline: fixture symbols"));
+		goto out;
+	}
+	outer(7);
+	/* the call instruction, as the stack drain looks up callers */
+	pc = *ra - 1;
+	printf("# inline: pc %#llx, lines leaf %d mid %d outer %d\n",
+	       (unsigned long long)pc, *leaf_line, *mid_line, *outer_line);
+
+	s = syms_new();
+	CHECK_INT(syms_add_pid(s, getpid()), 0, HOW("inline: add own pid"));
+	/*
+	 * Deleted now: the DWARF must come through the descriptor kept
+	 * since the snapshot (split: the debug file is found by path).
+	 */
+	fxlib_unlink(&fx);
+
+	n = syms_user(s, getpid(), pc, fr, 8);
+	CHECK_INT(n, 3, HOW("inline: three logical frames"));
+	if (n == 3) {
+		CHECK_STR(fr[0].sym, "fx_leaf",
+			  HOW("inline: innermost fx_leaf"));
+		CHECK(fr[0].inlined, HOW("inline: fx_leaf marked inlined"));
+		CHECK_STR(fr[1].sym, "fx_mid", HOW("inline: then fx_mid"));
+		CHECK(fr[1].inlined, HOW("inline: fx_mid marked inlined"));
+		CHECK_STR(fr[2].sym, "fx_outer",
+			  HOW("inline: real fx_outer"));
+		CHECK(!fr[2].inlined, HOW("inline: fx_outer not inlined"));
+		CHECK_INT(fr[2].off, pc - (__u64)(uintptr_t)outer,
+			  HOW("inline: fx_outer offset from its symbol"));
+		CHECK_STR(fr[0].module, "libfx.so",
+			  HOW("inline: module libfx.so"));
+		CHECK_STR(fr[2].module, "libfx.so",
+			  HOW("inline: real frame module libfx.so"));
+		CHECK(fr[0].addr == pc && fr[2].addr == pc,
+		      HOW("inline: every frame keeps the address"));
+		CHECK(!fr[0].file && !fr[0].line && !fr[2].file &&
+		      !fr[2].line, HOW("inline: no lines without SYMS_LINES"));
+	}
+	clear_frames(fr, n > 0 ? n : 0);
+
+	n = syms_user(s, getpid(), pc, fr, 2);
+	CHECK_INT(n, 2, HOW("inline: max 2 -> two frames"));
+	if (n == 2) {
+		CHECK_STR(fr[0].sym, "fx_leaf",
+			  HOW("inline: max 2: fx_leaf"));
+		CHECK_STR(fr[1].sym, "fx_mid", HOW("inline: max 2: fx_mid"));
+	}
+	clear_frames(fr, n > 0 ? n : 0);
+
+	syms_set_flags(s, SYMS_LINES);
+	n = syms_user(s, getpid(), pc, fr, 8);
+	CHECK_INT(n, 3, HOW("inline lines: three frames"));
+	if (n == 3) {
+		check_line(&fr[0], *leaf_line, how,
+			   "inline lines: fx_leaf at pc");
+		check_line(&fr[1], *mid_line, how,
+			   "inline lines: fx_mid calls fx_leaf");
+		check_line(&fr[2], *outer_line, how,
+			   "inline lines: fx_outer calls fx_mid");
+	}
+	clear_frames(fr, n > 0 ? n : 0);
+	CHECK(!fr[0].file && !fr[0].line,
+	      HOW("inline: frame_clear resets file and line"));
+
+	/* fx_sink is not inlined anywhere: one frame, its own line */
+	n = syms_user(s, getpid(), (__u64)(uintptr_t)dlsym(fx.h, "fx_sink"),
+		      fr, 8);
+	CHECK_INT(n, 1, HOW("inline: fx_sink is one frame"));
+	CHECK_STR(fr[0].sym, "fx_sink", HOW("inline: fx_sink"));
+	CHECK(!fr[0].inlined && fr[0].off == 0,
+	      HOW("inline: fx_sink+0, real"));
+	CHECK_STR(fr[0].file, "inline.c",
+		  HOW("inline: fx_sink in inline.c"));
+	CHECK(fr[0].line > 0 && fr[0].line < *leaf_line,
+	      HOW("inline: fx_sink's line is above fx_leaf's call"));
+	clear_frames(fr, n > 0 ? n : 0);
+out:
+	syms_free(s);
+	fxlib_close(&fx);
+}
+
+#undef HOW
+
+static void test_demangle(void)
+{
+	struct report_frame fr[4];
+	void (*fn)(int);
+	unsigned long *ra;
+	struct syms *raw = NULL, *s = NULL;
+	struct fxlib fx;
+	__u64 a;
+	int n;
+
+	if (!fxlib_open(&fx, "g++", "-O0", "demangle.cc", false)) {
+		CHECK(0, "demangle: g++ -O0 -g fixture built and loaded");
+		fxlib_close(&fx);
+		return;
+	}
+	fn = (void (*)(int))dlsym(fx.h, "_ZN2ns2fnEi");
+	ra = dlsym(fx.h, "fxx_ra");
+	if (!fn || !ra) {
+		CHECK(0, "demangle: fixture symbols");
+		goto out;
+	}
+	fn(3);
+	a = (__u64)(uintptr_t)fn;
+	s = syms_new();
+	raw = syms_new();
+	syms_set_flags(raw, SYMS_NO_DEMANGLE);
+
+	n = syms_user(s, getpid(), a + 1, fr, 4);
+	CHECK_INT(n, 1, "demangle: one frame");
+	CHECK_STR(fr[0].sym, "ns::fn(int)", "demangle: ns::fn(int)");
+	CHECK_INT(fr[0].off, 1, "demangle: offset 1");
+	clear_frames(fr, n > 0 ? n : 0);
+	n = syms_user(raw, getpid(), a + 1, fr, 4);
+	CHECK_STR(fr[0].sym, "_ZN2ns2fnEi", "no-demangle: _ZN2ns2fnEi");
+	clear_frames(fr, n > 0 ? n : 0);
+
+	/* DWARF names of inlined C++ functions are linkage names too */
+	n = syms_user(s, getpid(), *ra - 1, fr, 4);
+	CHECK_INT(n, 2, "demangle: inlined twice + fn");
+	if (n == 2) {
+		CHECK_STR(fr[0].sym, "ns::twice(int)",
+			  "demangle: inlined ns::twice(int)");
+		CHECK(fr[0].inlined, "demangle: twice marked inlined");
+		CHECK_STR(fr[1].sym, "ns::fn(int)", "demangle: caller fn");
+	}
+	clear_frames(fr, n > 0 ? n : 0);
+	n = syms_user(raw, getpid(), *ra - 1, fr, 4);
+	CHECK_INT(n, 2, "no-demangle: inlined twice + fn");
+	if (n == 2) {
+		CHECK_STR(fr[0].sym, "_ZN2ns5twiceEi",
+			  "no-demangle: _ZN2ns5twiceEi");
+		CHECK_STR(fr[1].sym, "_ZN2ns2fnEi",
+			  "no-demangle: caller _ZN2ns2fnEi");
+	}
+	clear_frames(fr, n > 0 ? n : 0);
+out:
+	syms_free(s);
+	syms_free(raw);
+	fxlib_close(&fx);
+}
+
+/* ---- JIT: /tmp/perf-PID.map ----------------------------------------- */
+
+static bool perf_map_write(pid_t pid, const char *mode, const char *text)
+{
+	char path[64];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+	f = fopen(path, mode);
+	if (!f)
+		return false;
+	ok = fputs(text, f) >= 0;
+	return !fclose(f) && ok;
+}
+
+static void perf_map_unlink(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+	unlink(path);
+}
+
+static void check_jit(struct syms *s, pid_t pid, __u64 a, const char *sym,
+		      __u64 off, const char *what)
+{
+	struct report_frame fr;
+	char msg[160];
+	int n;
+
+	n = syms_user(s, pid, a, &fr, 4);
+	snprintf(msg, sizeof(msg), "%s: one frame", what);
+	CHECK_INT(n, 1, msg);
+	snprintf(msg, sizeof(msg), "%s: module [jit]", what);
+	CHECK_STR(fr.module, "[jit]", msg);
+	snprintf(msg, sizeof(msg), "%s: %s", what, sym);
+	CHECK_STR(fr.sym, sym, msg);
+	snprintf(msg, sizeof(msg), "%s: offset %#llx", what,
+		 (unsigned long long)off);
+	CHECK_INT(fr.off, off, msg);
+	CHECK(fr.addr == a && !fr.inlined && !fr.kernel, what);
+	syms_frame_clear(&fr);
+}
+
+/* Anyone may write /tmp: a map owned by another user names nothing. */
+static void test_jit_owner(__u64 b)
+{
+	struct syms *s = syms_new();
+	struct report_frame fr;
+	char path[64], text[128];
+	pid_t child = fork_sleeper();
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)child);
+	snprintf(text, sizeof(text), "%llx 40 jit_forged\n",
+		 (unsigned long long)b);
+	if (child <= 0 || !s || !perf_map_write(child, "w", text)) {
+		CHECK(0, "jit owner: child and its map");
+	} else if (geteuid() != 0 || chown(path, 65534, 65534)) {
+		printf("ok - jit owner skipped (not root)\n");
+	} else {
+		CHECK_INT(syms_add_pid(s, child), 0, "jit owner: add child");
+		CHECK_INT(syms_user(s, child, b + 4, &fr, 1), 1,
+			  "jit owner: one frame");
+		CHECK(!fr.module && !fr.sym,
+		      "jit owner: another user's map is ignored");
+		syms_frame_clear(&fr);
+	}
+	perf_map_unlink(child);
+	reap(child);
+	syms_free(s);
+}
+
+static void test_jit(void)
+{
+	struct syms *s = syms_new(), *raw = syms_new();
+	struct report_frame fr;
+	char text[512];
+	pid_t me = getpid(), child;
+	void *page, *mpage = MAP_FAILED;
+	__u64 b, mb = 0;
+	int mfd;
+
+	page = mmap(NULL, 0x2000, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(page != MAP_FAILED, "jit: executable anonymous mapping");
+	/* some JITs map code from a memfd: a file, but not ELF */
+	mfd = memfd_create("scry-jit", MFD_CLOEXEC);
+	if (mfd >= 0 && !ftruncate(mfd, 0x1000))
+		mpage = mmap(NULL, 0x1000, PROT_READ | PROT_EXEC, MAP_SHARED,
+			     mfd, 0);
+	if (mfd >= 0)
+		close(mfd);
+	CHECK(mpage != MAP_FAILED, "jit: executable memfd mapping");
+	if (page == MAP_FAILED || mpage == MAP_FAILED || !s || !raw)
+		goto out;
+	b = (__u64)(uintptr_t)page;
+	mb = (__u64)(uintptr_t)mpage;
+	/* later lines win: jit_patch covers part of jit_first */
+	snprintf(text, sizeof(text),
+		 "%llx 40 jit_first\n"
+		 "%llx 80 _ZN3jit7compileEv\n"
+		 "0x%llx 0x20 jit_patch\n"
+		 "%llx\t100\tjit memfd code\n",
+		 (unsigned long long)b, (unsigned long long)b + 0x100,
+		 (unsigned long long)b + 0x10, (unsigned long long)mb);
+	if (!perf_map_write(me, "w", text)) {
+		CHECK(0, "jit: write /tmp/perf-PID.map");
+		goto out;
+	}
+	CHECK_INT(syms_add_pid(s, me), 0, "jit: add own pid");
+	syms_set_flags(raw, SYMS_NO_DEMANGLE);
+	check_jit(s, me, b + 8, "jit_first", 8, "jit: first entry");
+	check_jit(s, me, b + 0x18, "jit_patch", 8, "jit: later line wins");
+	check_jit(s, me, b + 0x38, "jit_first", 0x38, "jit: past the patch");
+	check_jit(s, me, b + 0x104, "jit::compile()", 4, "jit: demangled");
+	check_jit(raw, me, b + 0x104, "_ZN3jit7compileEv", 4,
+		  "jit: no-demangle");
+	check_jit(s, me, mb + 0x20, "jit memfd code", 0x20, "jit: memfd");
+
+	CHECK_INT(syms_user(s, me, b + 0x800, &fr, 1), 1, "jit: miss");
+	CHECK(!fr.module && !fr.sym, "jit: unnamed JIT address unresolved");
+	syms_frame_clear(&fr);
+	/* the JIT compiles more: a miss reads the grown map once more */
+	snprintf(text, sizeof(text), "%llx 10 jit_late\n",
+		 (unsigned long long)b + 0x800);
+	CHECK(perf_map_write(me, "a", text), "jit: append to the map");
+	check_jit(s, me, b + 0x804, "jit_late", 4, "jit: re-read on miss");
+
+	/* read at snapshot: the process and its map may be gone later */
+	child = fork_sleeper();
+	snprintf(text, sizeof(text), "%llx 40 jit_child\n",
+		 (unsigned long long)b);
+	CHECK(child > 0 && perf_map_write(child, "w", text),
+	      "jit: child's perf map");
+	CHECK_INT(syms_add_pid(s, child), 0, "jit: add child");
+	reap(child);
+	perf_map_unlink(child);
+	check_jit(s, child, b + 4, "jit_child", 4, "jit: dead child");
+	/* a dead pid's map is not read again: the pid may be reused */
+	snprintf(text, sizeof(text), "%llx 10 jit_stale\n",
+		 (unsigned long long)b + 0x200);
+	CHECK(perf_map_write(child, "w", text), "jit: map after death");
+	CHECK_INT(syms_user(s, child, b + 0x204, &fr, 1), 1,
+		  "jit: dead child miss");
+	CHECK(!fr.sym, "jit: dead child's new map not read");
+	syms_frame_clear(&fr);
+	perf_map_unlink(child);
+	test_jit_owner(b);
+out:
+	perf_map_unlink(me);
+	if (page != MAP_FAILED)
+		munmap(page, 0x2000);
+	if (mpage != MAP_FAILED)
+		munmap(mpage, 0x1000);
+	syms_free(s);
+	syms_free(raw);
+}
+
 int main(int argc, char **argv)
 {
 	struct syms *s;
@@ -702,5 +1177,9 @@ int main(int argc, char **argv)
 	test_bpf_frames();
 	test_unknown(s);
 	syms_free(s);
+	test_inline(false);
+	test_inline(true);
+	test_demangle();
+	test_jit();
 	return CHECK_DONE();
 }

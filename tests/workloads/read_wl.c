@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ground truth for scry read / scry write: known bytes and calls per file,
+ * through every kind of path fd.path must name.
+ *
+ *   read_wl files DIR [GATE_FIFO]
+ *   read_wl pipe_delay MS
+ *
+ * files: DIR is prepared by the test, which creates the inputs (so the
+ * workload's only writes are the ones scry write is asked about):
+ *   DIR/plain.dat      >= 100000 bytes
+ *   DIR/tmpfs/t.dat    >= 40960 bytes, on a tmpfs mounted at DIR/tmpfs
+ *   DIR/bind/b.dat     >= 1536 bytes, DIR/src bind-mounted on DIR/bind
+ *   DIR/gone.dat       >= 1500 bytes (unlinked here once open)
+ *   DIR/sub/rel.dat    >= 700 bytes
+ * and the workload does, in this order:
+ *   read      100 x 1000  DIR/plain.dat
+ *   pread64    10 x 4096  DIR/tmpfs/t.dat
+ *   readv       3 x 512   DIR/bind/b.dat (2 iovecs of 256)
+ *   read        5 x 300   DIR/gone.dat, unlinked after open ("... (deleted)")
+ *   read        7 x 100   DIR/sub/rel.dat, opened with openat(DIR/sub, "rel.dat")
+ *   read        4 x 64    a pipe (256 bytes written to it first, one write)
+ *   preadv2     2 x 8192  /dev/zero
+ *   read        1 x -EBADF on a closed fd
+ *   write       6 x 200   DIR/out.dat (created, truncated)
+ *   pwrite64    2 x 100   DIR/out.dat
+ * With GATE_FIFO it first blocks reading one byte from it, so a test can
+ * attach with -p before anything happens (that 1-byte read is traced too).
+ *
+ * pipe_delay: a thread sleeps MS ms, then writes 10 bytes to a pipe that
+ * the main thread is blocked in read(fd, buf, 4242) on: one read of 10
+ * bytes whose latency is MS ms; 4242 identifies it to a predicate.
+ *
+ * Prints nothing on success; any unexpected result exits non-zero.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/uio.h>
+
+static char buf[8192];
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "read_wl: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(1);
+}
+
+/* Every call must move exactly what was asked: the test counts bytes. */
+static void want(const char *what, ssize_t got, ssize_t exp)
+{
+	if (got != exp)
+		die("%s: returned %zd (%s), want %zd", what, got,
+		    got < 0 ? strerror(errno) : "short", exp);
+}
+
+static int open_in(const char *dir, const char *rel, int flags)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	fd = open(path, flags, 0644);
+	if (fd < 0)
+		die("%s: %s", path, strerror(errno));
+	return fd;
+}
+
+static void gate(const char *path)
+{
+	char c;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || read(fd, &c, 1) != 1)
+		die("%s: %s", path, strerror(errno));
+	close(fd);
+}
+
+__attribute__((noinline)) void read_plain(const char *dir)
+{
+	int fd = open_in(dir, "plain.dat", O_RDONLY), i;
+
+	for (i = 0; i < 100; i++)
+		want("read plain.dat", read(fd, buf, 1000), 1000);
+	close(fd);
+}
+
+__attribute__((noinline)) void pread_tmpfs(const char *dir)
+{
+	int fd = open_in(dir, "tmpfs/t.dat", O_RDONLY), i;
+
+	for (i = 0; i < 10; i++)
+		want("pread64 tmpfs/t.dat", pread(fd, buf, 4096, i * 4096), 4096);
+	close(fd);
+}
+
+__attribute__((noinline)) void readv_bind(const char *dir)
+{
+	int fd = open_in(dir, "bind/b.dat", O_RDONLY), i;
+	struct iovec iov[2] = {
+		{ .iov_base = buf, .iov_len = 256 },
+		{ .iov_base = buf + 256, .iov_len = 256 },
+	};
+
+	for (i = 0; i < 3; i++)
+		want("readv bind/b.dat", readv(fd, iov, 2), 512);
+	close(fd);
+}
+
+__attribute__((noinline)) void read_deleted(const char *dir)
+{
+	char path[4096];
+	int fd = open_in(dir, "gone.dat", O_RDONLY), i;
+
+	snprintf(path, sizeof(path), "%s/gone.dat", dir);
+	if (unlink(path))
+		die("unlink %s: %s", path, strerror(errno));
+	for (i = 0; i < 5; i++)
+		want("read gone.dat", read(fd, buf, 300), 300);
+	close(fd);
+}
+
+__attribute__((noinline)) void read_openat(const char *dir)
+{
+	int dfd = open_in(dir, "sub", O_RDONLY | O_DIRECTORY), fd, i;
+
+	fd = openat(dfd, "rel.dat", O_RDONLY);
+	if (fd < 0)
+		die("openat(%s/sub, rel.dat): %s", dir, strerror(errno));
+	for (i = 0; i < 7; i++)
+		want("read sub/rel.dat", read(fd, buf, 100), 100);
+	close(fd);
+	close(dfd);
+}
+
+__attribute__((noinline)) void read_pipe(void)
+{
+	int p[2], i;
+
+	if (pipe(p))
+		die("pipe: %s", strerror(errno));
+	memset(buf, 'p', 256);
+	want("write pipe", write(p[1], buf, 256), 256);
+	for (i = 0; i < 4; i++)
+		want("read pipe", read(p[0], buf, 64), 64);
+	close(p[0]);
+	close(p[1]);
+}
+
+__attribute__((noinline)) void preadv2_zero(void)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = 8192 };
+	int fd = open("/dev/zero", O_RDONLY), i;
+
+	if (fd < 0)
+		die("/dev/zero: %s", strerror(errno));
+	for (i = 0; i < 2; i++)
+		want("preadv2 /dev/zero", preadv2(fd, &iov, 1, 0, 0), 8192);
+	close(fd);
+}
+
+__attribute__((noinline)) void read_closed(void)
+{
+	int fd = open("/dev/null", O_RDONLY);
+
+	if (fd < 0)
+		die("/dev/null: %s", strerror(errno));
+	close(fd);
+	if (read(fd, buf, 1) != -1 || errno != EBADF)
+		die("read of closed fd %d did not fail with EBADF", fd);
+}
+
+__attribute__((noinline)) void write_out(const char *dir)
+{
+	int fd = open_in(dir, "out.dat", O_WRONLY | O_CREAT | O_TRUNC), i;
+
+	memset(buf, 'w', 200);
+	for (i = 0; i < 6; i++)
+		want("write out.dat", write(fd, buf, 200), 200);
+	for (i = 0; i < 2; i++)
+		want("pwrite64 out.dat", pwrite(fd, buf, 100, 1200 + i * 100), 100);
+	if (close(fd))
+		die("close out.dat: %s", strerror(errno));
+}
+
+static int files(const char *dir)
+{
+	read_plain(dir);
+	pread_tmpfs(dir);
+	readv_bind(dir);
+	read_deleted(dir);
+	read_openat(dir);
+	read_pipe();
+	preadv2_zero();
+	read_closed();
+	write_out(dir);
+	return 0;
+}
+
+struct delay {
+	int fd;
+	long ms;
+};
+
+static void *delayed_write(void *arg)
+{
+	struct delay *d = arg;
+	struct timespec ts = { d->ms / 1000, (d->ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts))
+		;
+	want("write pipe", write(d->fd, "0123456789", 10), 10);
+	return NULL;
+}
+
+__attribute__((noinline)) int pipe_delay(long ms)
+{
+	struct delay d;
+	pthread_t t;
+	int p[2], err;
+
+	if (pipe(p))
+		die("pipe: %s", strerror(errno));
+	d.fd = p[1];
+	d.ms = ms;
+	err = pthread_create(&t, NULL, delayed_write, &d);
+	if (err)
+		die("pthread_create: %s", strerror(err));
+	want("read 4242 from the pipe", read(p[0], buf, 4242), 10);
+	pthread_join(t, NULL);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && !strcmp(argv[1], "files")) {
+		if (argc > 3)
+			gate(argv[3]);
+		return files(argv[2]);
+	}
+	if (argc == 3 && !strcmp(argv[1], "pipe_delay"))
+		return pipe_delay(atol(argv[2]));
+	fprintf(stderr, "usage: read_wl files DIR [GATE_FIFO]\n"
+			"       read_wl pipe_delay MS\n");
+	return 2;
+}
