@@ -14,12 +14,17 @@
  *
  * Names are prepended into a per-CPU scratch buffer written backwards, then
  * moved to the front of the caller's struct scry_path. Pseudo files (pipes,
- * sockets, anon inodes) have no path: their names come from the superblock
- * type and the inode number, like the kernel's d_dname() methods.
+ * sockets, anon inodes, pidfds) have no path: their names come from the
+ * superblock type and the inode number, like the kernel's d_dname()
+ * methods; other pseudo files get simple_dname()'s "/NAME (deleted)".
+ * Names like nsfs's "net:[N]" are not reproduced.
  *
  * Never silently wrong: a walk cut short (deeper than SCRY_PATH_DEPTH, more
  * than SCRY_PATH_MOUNTS mount crossings, longer than the buffer) keeps the
  * tail of the path behind "..." and sets SCRY_PATH_TRUNCATED.
+ *
+ * Needs vmlinux.h, bpf_helpers.h and bpf_core_read.h included first, and
+ * bpf_loop() (5.17+). Declares one map: scry_path_scratch (per-CPU, 1 KiB).
  *
  * Races: the walk reads without the rename/mount locks d_path() takes, so
  * a rename or umount during the walk can produce a stale mix of old and
@@ -103,7 +108,7 @@ static __always_inline __u32 scry_path_put(char *buf, __u32 used,
 
 /*
  * Prepend @v in decimal: our own formatter, BPF has no snprintf into maps.
- * All 20 digits (2^64 has 20) are written and the count of significant
+ * All 20 digits a __u64 can have are written and the count of significant
  * ones is summed without a branch: a loop that breaks at the last digit
  * would hand the verifier 20 exact lengths, and it would then check all
  * that follows once per length.
@@ -191,6 +196,11 @@ static __always_inline long scry_path_step(struct scry_path_walk *w)
 	return 0;
 }
 
+/*
+ * bpf_loop() callback: the verifier checks the step once, not once per
+ * iteration. The same walk as a bounded for-loop of SCRY_PATH_DEPTH +
+ * SCRY_PATH_MOUNTS + 1 steps hits the 1M-instruction limit (measured).
+ */
 static long scry_path_loop_cb(__u32 i, void *ctx)
 {
 	return scry_path_step(ctx);

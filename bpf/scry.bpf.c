@@ -444,7 +444,13 @@ static __always_inline void scry_maps_changed(__u32 pid)
 {
 	struct scry_notice *n;
 
-	if (!announce_pids || !bpf_map_lookup_elem(&seen, &pid))
+	/*
+	 * Traced processes are followed from their exec on, so even one
+	 * that exits right after its first event has its mappings read.
+	 */
+	if (!announce_pids || (!bpf_map_lookup_elem(&seen, &pid) &&
+			       !(filter_targets &&
+				 bpf_map_lookup_elem(&targets, &pid))))
 		return;
 	n = bpf_ringbuf_reserve(&notices, sizeof(*n), 0);
 	if (!n) {

@@ -119,8 +119,11 @@ prepare "$D"
 check_status "write -c: exit status" $? 0 "$TMP/w.err"
 check_eq "write -c: write 6 x 200 + pwrite64 2 x 100 to out.dat" \
 	"$(bytes_calls "$TMP/w.out" "bytes written by file:" "$D/out.dat")" "1400 8" "$TMP/w.out"
+check_eq "write -c: the 256 bytes written to the pipe, one call" \
+	"$(table "$TMP/w.out" "bytes written by file:" | awk -F'\t' '$1 ~ /^pipe:\[[0-9]+\]$/ && $2 == 256 && $3 == 1' | wc -l)" 1
 check_eq "write -c: no read counted as a write" \
-	"$(table "$TMP/w.out" "bytes written by file:" | grep -c 'plain.dat\|t.dat\|/dev/zero')" 0
+	"$(table "$TMP/w.out" "bytes written by file:" | awk -F'\t' -v d="$D" \
+		'$1 == d "/plain.dat" || $1 == d "/tmpfs/t.dat" || $1 == "/dev/zero"' | wc -l)" 0
 
 # -p: attach to a running process; another one reading the same way
 # (without the mounts) is not traced

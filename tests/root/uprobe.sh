@@ -100,6 +100,11 @@ check_eq "uretprobe latency: 5 calls of 20 ms in [16.7 ms, 33.5 ms)" "$(sum_rows
 "$SCRY" -q -c "$MWL slow 5" "uretprobe:$MWL:slow_fn /latency > 1000000000/ { @ = count() }" >"$TMP/l2.out" 2>&1
 check "uretprobe: a latency predicate filters all of them out" bash -c "! grep -q '[0-9]' '$TMP/l2.out'"
 
+# a process that exits right after its only event still gets names
+"$SCRY" -q -c "$MWL slow 1" "uretprobe:$MWL:slow_fn { @[ustack] = count() }" >"$TMP/u1.out" 2>&1
+check "uretprobe ustack of a process that exits at once: symbolized (malloc_wl\\`main)" \
+	grep -q 'malloc_wl`main+0x' "$TMP/u1.out"
+
 # USDT: 7 firings of scry_test:tick(i, 2i)
 "$SCRY" -q -c "$MWL usdt 7" "usdt:$MWL:scry_test:tick { @[arg0] = count() }" >"$TMP/s.out" 2>&1
 check_eq "usdt: arg0 takes 0..6 once each" "$(awk 'NF == 2 && $2 == 1 { n++ } END { print n + 0 }' "$TMP/s.out")" 7
