@@ -17,6 +17,12 @@
 #include <bpf/usdt.bpf.h>
 #include <scry/abi.h>
 
+#ifndef EBADF
+#define EBADF 9
+#endif
+#ifndef ESRCH
+#define ESRCH 3
+#endif
 #ifndef EEXIST
 #define EEXIST 17
 #endif
@@ -607,8 +613,11 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 	s->ev.args[5] = BPF_CORE_READ(regs, r9);
 	/* at entry, while the fd still names the file (close, dup2...) */
 	if (key_fdpath) {
-		if (scry_fd_path(bpf_get_current_task_btf(), s->ev.args[0],
-				 &s->path) < 0)
+		long err = scry_fd_path(bpf_get_current_task_btf(),
+					s->ev.args[0], &s->path);
+
+		/* a closed fd is the caller's error, keyed "[closed fd N]" */
+		if (err < 0 && err != -EBADF && err != -ESRCH)
 			scry_stat(SCRY_STAT_PATH_ERR);
 		s->ev.path = scry_string_store(&s->path);
 	}
