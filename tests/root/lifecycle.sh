@@ -4,17 +4,21 @@
 # are those the scry under test held, so other scry runs do not interfere.
 . "$(dirname "$0")/../lib.sh"
 
-held() {	# NAME: record the programs and links SCRY_PID holds
+held() {	# NAME ERRFILE: record the programs and links SCRY_PID holds
 	progs=$(owned_ids prog $SCRY_PID)
 	links=$(owned_ids link $SCRY_PID)
-	check "$1: programs and links attached while running" \
-		test -n "$progs" -a -n "$links"
+	if [ -n "$progs" ] && [ -n "$links" ]; then
+		ok "$1: programs and links attached while running"
+	else
+		fail "$1: programs and links attached while running (scry alive: $(kill -0 $SCRY_PID 2>&1 && echo yes))"
+		sed 's/^/#   /' "$2"
+	fi
 }
 
 for sig in INT TERM; do
 	scry_bg "$TMP/$sig.out" "$TMP/$sig.err" offcpu -d 60
 	sleep 0.5
-	held "SIG$sig"
+	held "SIG$sig" "$TMP/$sig.err"
 	kill -$sig $SCRY_PID
 	wait $SCRY_PID
 	check_status "SIG$sig: exit status" $? 0 "$TMP/$sig.err"
@@ -24,7 +28,7 @@ for sig in INT TERM; do
 done
 
 scry_bg "$TMP/k.out" "$TMP/k.err" offcpu -d 60
-held "SIGKILL"
+held "SIGKILL" "$TMP/k.err"
 kill -9 $SCRY_PID
 wait $SCRY_PID 2>/dev/null
 check "SIGKILL: its programs are gone (links are fds)" gone_ids prog $progs
