@@ -115,7 +115,7 @@ static __always_inline void scry_stacks(void *ctx, struct scry_event *ev,
 	if (key_kstack)
 		ev->kstack = scry_kstack(ctx, st);
 	if (key_ustack) {
-		ev->ustack = scry_ustack(ur, st);
+		ev->ustack = scry_ustack(ev->pid, ur, st);
 		if (ev->ustack)
 			scry_announce(ev->pid);
 	}

@@ -113,12 +113,22 @@ static __always_inline void scry_ustack_walk(const struct scry_uregs *ur,
 	st->nr = n;
 }
 
-static __always_inline __u64 scry_ustack(const struct scry_uregs *ur,
+#include "unwind.bpf.h"
+
+/*
+ * The one place user stacks are taken: DWARF tables where the frontend
+ * loaded them (--unwind=auto|dwarf), frame pointers otherwise.
+ */
+static __always_inline __u64 scry_ustack(__u32 pid,
+					 const struct scry_uregs *ur,
 					 struct scry_stack *st)
 {
 	if (!ur || !ur->ip)	/* kernel thread, or an exiting task */
 		return 0;
-	scry_ustack_walk(ur, st);
+	if (ustack_dwarf)
+		scry_ustack_dwarf(pid, ur, st);
+	else
+		scry_ustack_walk(ur, st);
 	return scry_stack_store(st);
 }
 

@@ -31,6 +31,11 @@ static const struct source *source_of(enum plan_probe probe)
 	return NULL;
 }
 
+bool attach_dwarf(const struct attach *a)
+{
+	return a->plan->key_ustack && !a->opts->unwind_fp;
+}
+
 static void configure(struct attach *a)
 {
 	const struct plan *p = a->plan;
@@ -55,6 +60,7 @@ static void configure(struct attach *a)
 	ro->filter_targets = a->filter_targets || a->npids > 0;
 	ro->self_tgid = getpid();
 	ro->announce_pids = p->key_ustack;
+	ro->ustack_dwarf = attach_dwarf(a);
 	ro->follow_forks = a->follow_forks;
 	ro->key_fdpath = p->key_fdpath;
 	memcpy((void *)ro->syscall_set, p->syscall_set, sizeof(p->syscall_set));
@@ -81,6 +87,13 @@ static void size_maps(struct attach *a)
 				 plan_has_strings(p) ? a->opts->max_keys : 1);
 	if (a->follow_forks)
 		bpf_map__set_max_entries(s->maps.targets, SCRY_MAX_FOLLOWED);
+	/* DWARF tables: rows of every file back to back, per-pid mappings */
+	bpf_map__set_max_entries(s->maps.unwind_rows, attach_dwarf(a) ?
+				 a->opts->max_unwind_rows : 1);
+	bpf_map__set_max_entries(s->maps.unwind_tables,
+				 attach_dwarf(a) ? 4096 : 1);
+	bpf_map__set_max_entries(s->maps.unwind_procs,
+				 attach_dwarf(a) ? 32768 : 1);
 }
 
 static int open_and_load(struct attach *a, const struct source *src)

@@ -158,6 +158,10 @@ static void usage(FILE *f)
 "                        FILE.json JSON, FILE.folded folded stacks\n"
 "      --interval SECS   print a snapshot every SECS and start afresh\n"
 "      --top N           keep the N largest keys\n"
+"      --unwind METHOD   user stacks: auto (default: DWARF tables from\n"
+"                        .eh_frame, frame pointers where none), dwarf, fp\n"
+"      --max-unwind-rows N  DWARF rows kept in the kernel (default 2097152)\n"
+"      --stats           print unwinder table memory at exit\n"
 "      --lines           add file:line to frames (needs debug info)\n"
 "      --no-demangle     keep C++ names as the symbol table has them\n"
 "      --max-keys N      aggregation keys kept in the kernel (default 10240)\n"
@@ -204,6 +208,9 @@ enum {
 	OPT_TOP,
 	OPT_IDLE,
 	OPT_LINES,
+	OPT_UNWIND,
+	OPT_STATS,
+	OPT_MAX_UNWIND_ROWS,
 	OPT_NO_DEMANGLE,
 	OPT_MAX_KEYS,
 	OPT_MAX_STACKS,
@@ -223,6 +230,9 @@ static const struct option long_opts[] = {
 	{ "frequency",	required_argument, NULL, 'F' },
 	{ "idle",	no_argument,	   NULL, OPT_IDLE },
 	{ "lines",	no_argument,	   NULL, OPT_LINES },
+	{ "unwind",	required_argument, NULL, OPT_UNWIND },
+	{ "stats",	no_argument,	   NULL, OPT_STATS },
+	{ "max-unwind-rows", required_argument, NULL, OPT_MAX_UNWIND_ROWS },
 	{ "no-demangle", no_argument,	   NULL, OPT_NO_DEMANGLE },
 	{ "max-keys",	required_argument, NULL, OPT_MAX_KEYS },
 	{ "max-stacks",	required_argument, NULL, OPT_MAX_STACKS },
@@ -327,6 +337,8 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		c->o.max_keys = 10240;
 	if (!c->o.max_stacks)
 		c->o.max_stacks = 16384;
+	if (!c->o.max_unwind_rows)
+		c->o.max_unwind_rows = 1 << 21;	/* 16 MiB of 8-byte rows */
 	while (!err && (opt = getopt_long(argc, argv, "+p:c:d:o:F:lqvhV", long_opts,
 					  NULL)) != -1) {
 		switch (opt) {
@@ -343,6 +355,22 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		case 'o': c->o.output = optarg; break;
 		case OPT_IDLE: c->o.idle = true; break;
 		case OPT_LINES: c->o.lines = true; break;
+		case OPT_STATS: c->o.stats = true; break;
+		case OPT_UNWIND:
+			if (!strcmp(optarg, "fp")) {
+				c->o.unwind_fp = true;
+			} else if (strcmp(optarg, "auto") &&
+				   strcmp(optarg, "dwarf")) {
+				log_err("--unwind: unknown method '%s' (auto, "
+					"dwarf, fp)", optarg);
+				err = -EINVAL;
+			}
+			break;
+		case OPT_MAX_UNWIND_ROWS:
+			err = parse_ull("--max-unwind-rows", optarg, 1024,
+					1 << 26, &v);
+			c->o.max_unwind_rows = v;
+			break;
 		case OPT_NO_DEMANGLE: c->o.no_demangle = true; break;
 		case 'F':
 			err = parse_ull("-F", optarg, 1, 10000, &v);

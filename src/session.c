@@ -31,12 +31,14 @@
 #include <scry/report.h>
 #include <scry/session.h>
 #include <scry/sym.h>
+#include <scry/unwind.h>
 #include "scry.skel.h"
 
 struct session {
 	const struct scry_opts *o;
 	struct attach a;
 	struct syms *syms;
+	struct unwind_store *unwind;	/* DWARF tables, NULL with --unwind=fp */
 	struct ring_buffer *rb;
 	int sigfd;
 	int pidfds[SCRY_MAX_TARGETS];	/* -1 once the process exited */
@@ -69,15 +71,25 @@ static int on_notice(void *ctx, void *data, size_t len)
 {
 	struct session *s = ctx;
 	const struct scry_notice *n = data;
+	int err;
 
 	if (len < sizeof(*n))
 		return 0;
 	/*
-	 * Re-read even a pid snapshotted at start (-p): it may have been a
-	 * fork not yet exec'ed then. If it is gone, the old snapshot stays.
+	 * A first sighting only adds: re-reading a process that is exiting
+	 * would swap a good snapshot for a half torn-down one. Mappings that
+	 * change (exec, code mmap) come as SCRY_NOTICE_MAPS, also for -p and
+	 * -c processes forked but not yet exec'ed when first snapshotted.
 	 */
-	if (syms_refresh_pid(s->syms, n->pid))
-		syms_add_pid(s->syms, n->pid);
+	if (n->kind == SCRY_NOTICE_MAPS)
+		err = syms_refresh_pid(s->syms, n->pid);
+	else
+		err = syms_add_pid(s->syms, n->pid);
+	log_debug("notice at %.3f: pid %d %s: %s", now_s(), n->pid, n->kind == SCRY_NOTICE_MAPS ?
+		  "mappings changed" : "first seen", err ? strerror(-err) :
+		  "mappings read");
+	if (s->unwind)
+		unwind_store_pid(s->unwind, n->pid);	/* gone: FP is all */
 	return 0;
 }
 
@@ -404,6 +416,51 @@ static void session_banner(const struct session *s, const struct plan *p)
 			 plan_probe_name(p->probe), who);
 }
 
+/* Load the DWARF tables of the traced processes known so far. */
+static int unwind_start(struct session *s)
+{
+	struct scry *skel = s->a.skel;
+	struct unwind_store_maps maps = {
+		.rows_fd = bpf_map__fd(skel->maps.unwind_rows),
+		.max_rows = bpf_map__max_entries(skel->maps.unwind_rows),
+		.tables_fd = bpf_map__fd(skel->maps.unwind_tables),
+		.max_tables = bpf_map__max_entries(skel->maps.unwind_tables),
+		.procs_fd = bpf_map__fd(skel->maps.unwind_procs),
+	};
+	int i;
+
+	if (!attach_dwarf(&s->a))
+		return 0;
+	s->unwind = unwind_store_new(&maps);
+	if (!s->unwind) {
+		log_err("DWARF unwinder: %s", strerror(errno));
+		return -errno;
+	}
+	for (i = 0; i < s->o->npids; i++)
+		unwind_store_pid(s->unwind, s->o->pids[i]);
+	return 0;
+}
+
+static void unwind_report(const struct session *s)
+{
+	const struct unwind_store_stats *st;
+
+	if (!s->unwind || !(s->o->stats || s->o->verbose))
+		return;
+	st = unwind_store_stats(s->unwind);
+	fprintf(stderr, "scry: unwind tables: %zu files, %zu tables, %u rows "
+		"(%.1f MiB of %.1f MiB), %zu processes; %zu files without CFI"
+		"\n", st->files, st->tables, st->rows_used,
+		st->rows_used * 8.0 / (1 << 20),
+		bpf_map__max_entries(s->a.skel->maps.unwind_rows) * 8.0 /
+		(1 << 20), st->procs, st->no_cfi);
+	if (st->rows_full || st->tables_full || st->procs_failed)
+		fprintf(stderr, "scry: unwind tables not loaded: %zu (rows "
+			"full: raise --max-unwind-rows), %zu processes\n",
+			st->rows_full + st->tables_full, st->procs_failed);
+	unwind_stats_print(stderr, "scry: unwind rows", &st->sum);
+}
+
 static int session_start(struct session *s, const struct plan *p)
 {
 	sigset_t mask;
@@ -435,6 +492,7 @@ static int session_start(struct session *s, const struct plan *p)
 		s->a.follow_forks = true;
 	}
 	err = attach_load(&s->a);
+	err = err ? : unwind_start(s);
 	err = err ? : attach_probes(&s->a);
 	if (err)
 		return err;
@@ -525,6 +583,8 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 			err = err ? : derr;
 	}
 	report_child(&s);
+	unwind_report(&s);
+	unwind_store_free(s.unwind);
 	if (s.release_fd >= 0)
 		close(s.release_fd);	/* a child never released exits */
 	for (i = 0; i < s.npidfds; i++)

@@ -1875,6 +1875,48 @@ int syms_add_pid(struct syms *s, int pid)
 	return 0;
 }
 
+static bool overlaps_any(const struct sproc *p, const struct smap *m)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmaps; i++)
+		if (m->start < p->maps[i].end && p->maps[i].start < m->end)
+			return true;
+	return false;
+}
+
+/*
+ * Carry over the old snapshot's mappings that no new mapping covers: a
+ * re-read can race with the process's exit (its mappings half torn down)
+ * or follow an exec, and stacks taken before still need the old names.
+ * What a new mapping covers, the new one names. The carried entries move
+ * (file references and all) from @old to @p.
+ */
+static int proc_merge_old(struct sproc *p, struct sproc *old)
+{
+	size_t i, keep = 0;
+	struct smap *maps;
+
+	for (i = 0; i < old->nmaps; i++)
+		keep += !overlaps_any(p, &old->maps[i]);
+	if (!keep)
+		return 0;
+	maps = realloc(p->maps, (p->nmaps + keep) * sizeof(*maps));
+	if (!maps)
+		return -ENOMEM;
+	p->maps = maps;
+	for (i = 0; i < old->nmaps; i++) {
+		if (overlaps_any(p, &old->maps[i]))
+			continue;
+		p->maps[p->nmaps++] = old->maps[i];
+		/* moved: the old snapshot must not release them */
+		old->maps[i].file = NULL;
+		old->maps[i].module = NULL;
+	}
+	qsort(p->maps, p->nmaps, sizeof(*p->maps), smap_cmp);
+	return 0;
+}
+
 int syms_refresh_pid(struct syms *s, int pid)
 {
 	struct sproc **pp, *p = NULL;
@@ -1888,6 +1930,11 @@ int syms_refresh_pid(struct syms *s, int pid)
 		return err;
 	pp = proc_slot(s, pid);
 	if (*pp) {
+		err = proc_merge_old(p, *pp);
+		if (err) {
+			proc_free(s, p);
+			return err;
+		}
 		p->next = (*pp)->next;
 		proc_free(s, *pp);
 	}

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * DWARF unwind tables: .eh_frame (or .debug_frame) -> compact rows.
  *
@@ -61,18 +61,26 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+static bool same_rule(const struct scry_unwind_row *a,
+		      const struct scry_unwind_row *b)
+{
+	return a->cfa == b->cfa && a->off == b->off && a->rbp == b->rbp;
+}
+
 static int rows_push(struct unwind_table *t, struct scry_unwind_row r)
 {
 	struct scry_unwind_row *last = t->nrows ? &t->rows[t->nrows - 1] : NULL;
 
 	/* one rule over a longer range: the walker needs only its start */
-	if (last && last->cfa == r.cfa && last->off == r.off &&
-	    last->rbp == r.rbp)
+	if (last && same_rule(last, &r))
 		return 0;
-	/* an empty row (FDE of zero length, or a rule changing twice at
-	 * one pc): the later rule wins */
+	/* an empty row (an FDE of zero length, or a rule changing twice at
+	 * one pc): the later rule wins, and may now repeat the one before */
 	if (last && last->pc == r.pc) {
-		*last = r;
+		if (t->nrows > 1 && same_rule(&t->rows[t->nrows - 2], &r))
+			t->nrows--;
+		else
+			*last = r;
 		return 0;
 	}
 	if (t->nrows == t->cap) {
@@ -181,7 +189,15 @@ static Elf_Scn *find_scn(Elf *e, const char *name, GElf_Shdr *sh)
 struct fde {
 	__u64 start;
 	__u64 end;
+	unsigned int src;	/* CFI_EH or CFI_DEBUG */
 };
+
+struct fde_list {
+	struct fde *v;
+	size_t n, cap;
+};
+
+enum { CFI_EH, CFI_DEBUG, CFI_NSRC };
 
 struct cie_enc {
 	Dwarf_Off off;
@@ -189,6 +205,7 @@ struct cie_enc {
 };
 
 struct cfi_src {
+	Dwarf_CFI *cfi;		/* libdw's view of the same section */
 	Elf_Data *data;
 	__u64 sec_addr;		/* .eh_frame's vaddr, base of pcrel pointers */
 	bool eh;
@@ -363,10 +380,12 @@ static int fde_cmp(const void *a, const void *b)
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
+	if (x->src != y->src)		/* .eh_frame is what the code ships */
+		return x->src < y->src ? -1 : 1;
 	return (x->end < y->end) - (x->end > y->end);	/* longest first */
 }
 
-/* Sort, and keep one FDE per start (the longest). */
+/* Sort, and keep one FDE per start (.eh_frame's, the longest). */
 static size_t sort_fdes(struct fde *v, size_t n)
 {
 	size_t i, k = 0;
@@ -380,51 +399,51 @@ static size_t sort_fdes(struct fde *v, size_t n)
 	return k + 1;
 }
 
-/* Every FDE's [start, end) that lies in an executable segment, sorted. */
-static int list_fdes(Elf *e, struct cfi_src *src, const struct unwind_table *t,
-		     struct fde **out, size_t *nout)
+static int fde_add(struct fde_list *l, struct fde f)
 {
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 1024;
+		void *q = realloc(l->v, cap * sizeof(*l->v));
+
+		if (!q)
+			return -ENOMEM;
+		l->v = q;
+		l->cap = cap;
+	}
+	l->v[l->n++] = f;
+	return 0;
+}
+
+/* Append every FDE of @src whose code lies in an executable segment. */
+static int list_fdes(Elf *e, struct cfi_src *src, unsigned int which,
+		     const struct unwind_table *t, struct fde_list *l)
+{
+	const char *ident = elf_getident(e, NULL);
 	Dwarf_Off off = 0, next;
 	Dwarf_CFI_Entry ent;
-	struct fde *v = NULL;
-	size_t n = 0, cap = 0;
-	const char *ident = elf_getident(e, NULL);
-	int r, enc;
+	int enc;
 
-	while ((r = dwarf_next_cfi((const unsigned char *)ident, src->data,
-				   src->eh, off, &next, &ent)) == 0) {
+	/* a malformed entry ends the section; keep what came before */
+	while (!dwarf_next_cfi((const unsigned char *)ident, src->data,
+			       src->eh, off, &next, &ent)) {
 		const uint8_t *p = ent.fde.start, *end = ent.fde.end;
 		__u64 start, len;
 
 		if (dwarf_cfi_cie_p(&ent)) {
 			if (cie_add(src, off, &ent.cie))
-				goto nomem;
+				return -ENOMEM;
 		} else if ((enc = cie_enc_of(src, ent.fde.CIE_pointer)) >= 0 &&
 			   read_encoded(src, enc, &p, end, &start) &&
 			   read_encoded(src, enc & 0x0f, &p, end, &len) &&
-			   len && start + len > start && in_exec_seg(t, start)) {
-			if (n == cap) {
-				void *q;
-
-				cap = cap ? cap * 2 : 1024;
-				q = realloc(v, cap * sizeof(*v));
-				if (!q)
-					goto nomem;
-				v = q;
-			}
-			v[n++] = (struct fde){ start, start + len };
+			   len && start + len > start && in_exec_seg(t, start) &&
+			   fde_add(l, (struct fde){ start, start + len, which })) {
+			return -ENOMEM;
 		}
 		if (next == (Dwarf_Off)-1 || next <= off)
 			break;
 		off = next;
 	}
-	/* r < 0: a malformed entry ends the section; keep what came before */
-	*out = v;
-	*nout = sort_fdes(v, n);
 	return 0;
-nomem:
-	free(v);
-	return -ENOMEM;
 }
 
 /* ---- one row from libdw's frame state --------------------------------- */
@@ -603,8 +622,8 @@ static void count_rows(struct unwind_table *t)
  * CFA_NONE row marks the gap, so a pc there is not unwound with the rule
  * of the code before it. Overlapping FDEs are cut at the next one's start.
  */
-static int table_rows(Dwarf_CFI *cfi, const struct fde *fdes, size_t n,
-		      struct unwind_table *t)
+static int table_rows(const struct cfi_src *srcs, const struct fde *fdes,
+		      size_t n, struct unwind_table *t)
 {
 	size_t i;
 	int err;
@@ -619,7 +638,7 @@ static int table_rows(Dwarf_CFI *cfi, const struct fde *fdes, size_t n,
 		}
 		if (until > UINT32_MAX)
 			return -EFBIG;
-		err = fde_rows(cfi, &fdes[i], until, t);
+		err = fde_rows(srcs[fdes[i].src].cfi, &fdes[i], until, t);
 		if (!err && gap)
 			err = rows_push(t, (struct scry_unwind_row){
 				.pc = until, .cfa = SCRY_UNWIND_CFA_NONE });
@@ -631,60 +650,73 @@ static int table_rows(Dwarf_CFI *cfi, const struct fde *fdes, size_t n,
 
 /* ---- table build ------------------------------------------------------ */
 
-/* .eh_frame through dwarf_getcfi_elf, else .debug_frame through libdw. */
-static int open_cfi(Elf *e, struct cfi_src *src, Dwarf **dw, Dwarf_CFI **cfi)
+/*
+ * .eh_frame (what the unwinders of the process itself use) through
+ * dwarf_getcfi_elf; .debug_frame through libdw's DWARF reader. A file may
+ * have both: code built with -fno-asynchronous-unwind-tables -g keeps its
+ * CFI in .debug_frame while crt's _start still brings an .eh_frame.
+ */
+static int open_eh(Elf *e, struct cfi_src *src)
 {
 	GElf_Shdr sh;
-	Elf_Scn *scn;
+	Elf_Scn *scn = find_scn(e, ".eh_frame", &sh);
 
-	src->addr_size = gelf_getclass(e) == ELFCLASS32 ? 4 : 8;
-	scn = find_scn(e, ".eh_frame", &sh);
-	if (scn && sh.sh_size) {
-		src->eh = true;
-		src->sec_addr = sh.sh_addr;
-		src->data = elf_getdata(scn, NULL);
-		*cfi = dwarf_getcfi_elf(e);
-		return src->data && *cfi ? 0 : -ENOENT;
-	}
-	scn = find_scn(e, ".debug_frame", &sh);
+	if (!scn || !sh.sh_size)
+		return -ENOENT;
+	src->eh = true;
+	src->sec_addr = sh.sh_addr;
+	src->data = elf_getdata(scn, NULL);
+	src->cfi = dwarf_getcfi_elf(e);
+	return src->data && src->cfi ? 0 : -ENOENT;
+}
+
+static int open_debug(Elf *e, struct cfi_src *src, Dwarf **dw)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_scn(e, ".debug_frame", &sh);
+
 	if (!scn || !sh.sh_size)
 		return -ENOENT;
 	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
 		return -ENOENT;
 	src->data = elf_getdata(scn, NULL);
 	*dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
-	*cfi = *dw ? dwarf_getcfi(*dw) : NULL;
-	return src->data && *cfi ? 0 : -ENOENT;
+	src->cfi = *dw ? dwarf_getcfi(*dw) : NULL;
+	return src->data && src->cfi ? 0 : -ENOENT;
 }
 
 static int build(Elf *e, struct unwind_table *t)
 {
-	struct cfi_src src = {};
-	Dwarf_CFI *cfi = NULL;
+	struct cfi_src srcs[CFI_NSRC] = {};
+	struct fde_list l = {};
 	Dwarf *dw = NULL;
-	struct fde *fdes = NULL;
-	size_t nfdes = 0;
+	unsigned int i;
+	size_t n;
 	int err;
 
 	if (elf_kind(e) != ELF_K_ELF || gelf_getclass(e) != ELFCLASS64)
 		return -ENOEXEC;
 	err = read_segs(e, t);
-	if (!err)
-		err = open_cfi(e, &src, &dw, &cfi);
-	if (!err)
-		err = list_fdes(e, &src, t, &fdes, &nfdes);
-	if (!err && !nfdes)
+	for (i = 0; !err && i < CFI_NSRC; i++) {
+		srcs[i].addr_size = 8;
+		if (!(i == CFI_EH ? open_eh(e, &srcs[i])
+				  : open_debug(e, &srcs[i], &dw)))
+			err = list_fdes(e, &srcs[i], i, t, &l);
+	}
+	n = sort_fdes(l.v, l.n);
+	if (!err && !n)
 		err = -ENOENT;
 	if (!err) {
-		t->stats.fdes = nfdes;
-		err = table_rows(cfi, fdes, nfdes, t);
+		t->stats.fdes = n;
+		err = table_rows(srcs, l.v, n, t);
 	}
-	free(fdes);
-	free(src.cies);
+	free(l.v);
+	for (i = 0; i < CFI_NSRC; i++)
+		free(srcs[i].cies);
+	if (srcs[CFI_EH].cfi)
+		dwarf_cfi_end(srcs[CFI_EH].cfi);
 	if (dw)
-		dwarf_end(dw);		/* owns its cfi */
-	else if (cfi)
-		dwarf_cfi_end(cfi);
+		dwarf_end(dw);		/* owns the .debug_frame cfi */
 	if (!err)
 		count_rows(t);
 	return err;
@@ -1108,12 +1140,12 @@ static void place(struct unwind_store *s, struct ufile *f)
 		return;
 	}
 	memcpy(&s->rows[base], rows, n * sizeof(*rows));
-	if (write_rows(s, base, n))
-		return;
 	s->tinfo[id] = (struct scry_unwind_tinfo){ .base = base, .nrows = n };
-	if (s->maps.tables_fd >= 0 &&
-	    bpf_map_update_elem(s->maps.tables_fd, &id, &s->tinfo[id], 0))
+	if (write_rows(s, base, n) || (s->maps.tables_fd >= 0 &&
+	    bpf_map_update_elem(s->maps.tables_fd, &id, &s->tinfo[id], 0))) {
+		s->stats.failed++;
 		return;
+	}
 	f->id = id;
 	s->ntables++;
 	ss->rows_used += n;

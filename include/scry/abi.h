@@ -10,6 +10,7 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
+#include <scry/unwind_abi.h>
 
 #define SCRY_MAX_FRAMES		127	/* frames per stack, the kernel's default */
 #define SCRY_NBUCKETS		64	/* histogram slots per aggregation key */
@@ -179,8 +180,13 @@ enum scry_stat {
 	SCRY_STAT_TARGETS_FULL,	/* a child of -c could not be followed */
 	SCRY_STAT_STRING_FULL,	/* new path, string store full */
 	SCRY_STAT_PATH_ERR,	/* fd not resolvable to a path */
-	SCRY_NSTATS,
+	SCRY_STAT_UNWIND_FIRST,	/* then one per enum scry_unwind_stat */
+	SCRY_NSTATS = SCRY_STAT_UNWIND_FIRST + SCRY_UNWIND_NSTATS,
 };
+
+#ifndef SCRY_UNWIND_STAT_BASE	/* the unwinder's host test sets its own */
+#define SCRY_UNWIND_STAT_BASE	SCRY_STAT_UNWIND_FIRST
+#endif
 
 /* Notices from BPF to the frontend (ring buffer). */
 enum scry_notice_kind {

@@ -55,6 +55,9 @@ int attach_load(struct attach *a);
 /* Attach the plan's probes. Returns 0 or -errno, having printed why. */
 int attach_probes(struct attach *a);
 
+/* True when user stacks are unwound with DWARF tables (not --unwind=fp). */
+bool attach_dwarf(const struct attach *a);
+
 /* Attach @prog if it was loaded (autoload), keeping its link. */
 int attach_prog(struct attach *a, struct bpf_program *prog);
 

@@ -28,6 +28,9 @@ struct scry_opts {
 	bool quiet;			/* -q: no banners on stderr */
 	bool idle;			/* profile: sample the idle task too */
 	bool lines;			/* --lines: file:line of frames */
+	bool unwind_fp;			/* --unwind=fp: frame pointers only */
+	bool stats;			/* --stats: unwinder table memory etc. */
+	__u32 max_unwind_rows;		/* --max-unwind-rows */
 	bool no_demangle;		/* --no-demangle: raw C++ names */
 	__u32 max_keys;			/* --max-keys */
 	__u32 max_stacks;		/* --max-stacks */

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * DWARF unwind tables (src/unwind.c) and the BPF walker (bpf/unwind.bpf.h)
  * without root: the walker is compiled right here for the host, with

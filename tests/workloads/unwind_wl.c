@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * DWARF unwinding ground truth. The Makefile builds every workload with
  * frame pointers; the functions here opt out one by one
@@ -19,7 +19,7 @@
  *                                the kernel's signal frame (__restore_rt)
  *   unwind_wl deep N OUT [GATE]  recurse N deep in dive(), then record:
  *                                N > 127 truncates (SCRY_STACK_TRUNCATED)
- *   unwind_wl spin SECS          comparator calls that burn CPU for SECS
+ *   unwind_wl spin SECS [GATE]   comparator calls that burn CPU for SECS
  *                                seconds (profile sampling)
  *
  * OUT: one return address per line, "0x%lx", innermost first, as glibc's
@@ -170,6 +170,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "spin")) {
+		gate(argc > 3 ? argv[3] : NULL);
 		spin_until = now() + atof(argv[2]);
 		recorded = 1;
 		while (now() < spin_until)

@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-2.0
+# DWARF unwinding in the kernel against libgcc's backtrace() taken in the
+# same function, through Debian's libc (no frame pointers) and functions
+# built without frame pointers: every event's stack must equal it frame
+# for frame and end at _start. --unwind=fp on the same program is the
+# negative control.
+. "$(dirname "$0")/../lib.sh"
+
+UWL=$WL/unwind_wl
+PY=/usr/bin/python3
+
+# compare JSON BT [SKIP]: the user stacks of every row (real frames, inlined
+# ones folded into their function) against the backtrace() file: the
+# stack's tail equals backtrace()'s frames after record(), the stack ends
+# at _start, all rows agree. Prints "ROWS EVENTS MATCHED FRAMES LAST".
+compare() {
+	$PY - "$1" "$2" "${3:-1}" <<'PYEOF'
+import json, sys
+doc = json.loads(open(sys.argv[1]).readline())
+bt = [int(l, 16) for l in open(sys.argv[2]) if l.strip()]
+want = bt[int(sys.argv[3]):]	# the frames above record() (or its caller)
+rows = events = matched = 0
+frames = last = None
+for row in doc["rows"]:
+    st = [f for f in row["keys"].get("ustack", []) if not f["inlined"]]
+    addrs = [int(f["address"], 16) for f in st]
+    rows += 1
+    events += row["count"]
+    if addrs[-len(want):] == want:
+        matched += row["count"]
+    frames = len(addrs)
+    last = st[-1]["symbol"] if st else None
+print(rows, events, matched, frames, last)
+PYEOF
+}
+
+# gated MODE OUT JSON ARGS...: run "unwind_wl MODE OUT GATE" under scry -c,
+# and open the gate once scry is tracing and has read the new process's
+# mappings and tables (a process's first few milliseconds can outrun that:
+# those stacks fall back to frame pointers, and are counted)
+n_gate=0
+gated() {
+	local mode=$1 out=$2 json=$3
+	shift 3
+	n_gate=$((n_gate + 1))
+	mkfifo "$TMP/g$n_gate"
+	scry_bg "$json" "$json.err" -c "$UWL $mode $out $TMP/g$n_gate" "$@"
+	sleep 0.3
+	echo go >"$TMP/g$n_gate"
+	wait $SCRY_PID
+}
+
+# uprobe on malloc(777), called from record() inside qsort's comparator
+gated qsort "$TMP/bt" "$TMP/m.json" --json \
+	'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
+check_status "dwarf uprobe: exit status" $? 0 "$TMP/m.json.err"
+read -r rows events matched frames last <<<"$(compare "$TMP/m.json" "$TMP/bt")"
+bt_n=$(wc -l <"$TMP/bt")
+check_eq "dwarf uprobe: one event" "$events" 1
+check_eq "dwarf uprobe: its stack equals backtrace()'s frame for frame" "$matched" 1
+check_eq "dwarf uprobe: malloc + record + backtrace()'s $((bt_n - 1)) callers" "$frames" $((bt_n + 1))
+check_eq "dwarf uprobe: the stack ends at _start" "$last" _start
+
+gated qsort "$TMP/bt2" "$TMP/fp.json" --json --unwind=fp \
+	'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
+read -r rows events matched frames last <<<"$(compare "$TMP/fp.json" "$TMP/bt2")"
+check "--unwind=fp (negative control): shorter than backtrace() ($frames frames)" test "$frames" -lt "$bt_n"
+
+# a signal handler's stack crosses the kernel's signal frame (__restore_rt)
+gated signal "$TMP/bts" "$TMP/s.json" --json \
+	'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
+read -r rows events matched frames last <<<"$(compare "$TMP/s.json" "$TMP/bts")"
+check_eq "dwarf through a signal frame: equals backtrace()" "$matched/$events" 1/1
+check_eq "dwarf through a signal frame: ends at _start" "$last" _start
+
+# 300 deep: truncation is flagged, not garbage
+gated "deep 300" "$TMP/btd" "$TMP/d.json" --json \
+	'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
+check_eq "300-deep recursion: 127 frames, flagged truncated" \
+	"$($PY -c 'import json,sys; k=json.loads(open(sys.argv[1]).readline())["rows"][0]["keys"]; print(len(k["ustack"]) >= 127, k.get("ustack_truncated", False))' "$TMP/d.json")" "True True"
+
+# off-CPU: blocked in read() inside the comparator
+mkfifo "$TMP/gate"
+"$UWL" block "$TMP/btb" "$TMP/gate" &
+wl=$!
+CLEANUP+=("kill -9 $wl")
+scry_bg "$TMP/b.json" "$TMP/b.err" --json -p $wl 'offcpu /latency > 100000000/ { @[ustack] = count() }'
+echo go >"$TMP/gate"
+sleep 0.5
+kill $wl
+wait $SCRY_PID
+# the comparator blocks from another call site than record()'s: compare
+# the frames above the comparator
+read -r rows events matched frames last <<<"$(compare "$TMP/b.json" "$TMP/btb" 2)"
+check_eq "dwarf offcpu (read in the comparator): every stack equals backtrace()" "$matched" "$events"
+check "dwarf offcpu: at least one event" test "$events" -ge 1
+check_eq "dwarf offcpu: ends at _start" "$last" _start
+
+# profile: every sample in the comparator's spin reaches _start
+mkfifo "$TMP/gp"
+scry_bg "$TMP/p.folded" "$TMP/p.err" profile -F 499 --folded -c "$UWL spin 2 $TMP/gp"
+sleep 0.3
+echo go >"$TMP/gp"
+wait $SCRY_PID
+all=$(awk '/spin_cmp|cmp/ { s += $NF } END { print s + 0 }' "$TMP/p.folded")
+full=$(awk '/^unwind_wl;_start;.*cmp/ { s += $NF } END { print s + 0 }' "$TMP/p.folded")
+check "dwarf profile: samples in the comparator ($all)" test "$all" -gt 100
+check_eq "dwarf profile: 100% of them reach _start" "$full" "$all"
+
+# inlined code (-O2 -g): its own frame, marked inlined (folded _[i])
+"$SCRY" -q --folded -c "$WL/inline_wl" 'uprobe:libc:malloc /arg0 == 555/ { @[ustack] = count() }' >"$TMP/i.folded" 2>&1
+check_eq "inlined function is its own frame: main;outer_fn;take_555_[i];malloc" \
+	"$(grep -o 'main;outer_fn;take_555_\[i\];malloc [0-9]*' "$TMP/i.folded")" "main;outer_fn;take_555_[i];malloc 1"
+
+# a JIT region named by /tmp/perf-PID.map
+"$SCRY" profile -q -F 499 --folded -c "$WL/jit_wl 1" >"$TMP/j.folded" 2>/dev/null
+check "JIT code is named from /tmp/perf-PID.map (jit_spin)" grep -q ';jit_spin [0-9]*$' "$TMP/j.folded"
+
+# a binary deleted while running still symbolizes
+cp "$WL/offcpu_wl" "$TMP/doomed_wl"
+mkfifo "$TMP/gate2"
+"$TMP/doomed_wl" 3 1 "$TMP/gate2" &
+wl=$!
+CLEANUP+=("kill -9 $wl")
+scry_bg "$TMP/x.out" "$TMP/x.err" offcpu -p $wl
+rm "$TMP/doomed_wl"
+echo go >"$TMP/gate2"
+wait $wl
+wait $SCRY_PID
+check "deleted binary: its frames still have names (doomed_wl\`sleep_short)" grep -q 'doomed_wl`sleep_short' "$TMP/x.out"
+
+# --stats reports the table memory
+gated qsort "$TMP/bt3" "$TMP/st.out" --stats 'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
+check "--stats: table memory reported" grep -Eq '^scry: unwind tables: [0-9]+ files, .* MiB of' "$TMP/st.out.err"
