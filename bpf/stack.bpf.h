@@ -125,10 +125,17 @@ static __always_inline __u64 scry_ustack(__u32 pid,
 {
 	if (!ur || !ur->ip)	/* kernel thread, or an exiting task */
 		return 0;
-	if (ustack_dwarf)
+	/*
+	 * A process's first moments run before the frontend has loaded its
+	 * tables: those stacks are walked by frame pointers (and counted).
+	 */
+	if (ustack_dwarf && bpf_map_lookup_elem(&unwind_procs, &pid)) {
 		scry_ustack_dwarf(pid, ur, st);
-	else
+	} else {
+		if (ustack_dwarf)
+			scry_unwind_stat(SCRY_UNWIND_STAT_NO_PROC);
 		scry_ustack_walk(ur, st);
+	}
 	return scry_stack_store(st);
 }
 
