@@ -150,8 +150,18 @@ static int fill_stack(struct attach *a, struct syms *s, __u64 id, int pid,
 		return -ENOMEM;
 	out->truncated = st.flags & SCRY_STACK_TRUNCATED;
 	if (kernel)
-		return resolve_kernel(s, &st, out);
-	return resolve_user(s, pid, &st, out);
+		err = resolve_kernel(s, &st, out);
+	else
+		err = resolve_user(s, pid, &st, out);
+	/* room was made for inlined expansions: keep only what is used */
+	if (!err && out->nr) {
+		struct report_frame *fit;
+
+		fit = realloc(out->frames, out->nr * sizeof(*fit));
+		if (fit)
+			out->frames = fit;
+	}
+	return err;
 }
 
 /* The string behind a path id; "[path lost]" when it was not stored. */

@@ -76,6 +76,22 @@ scry_bg() {
 	wait_for "$err" "tracing" 15
 }
 
+# gated_c OUT ERR CMD SCRY-ARGS...: scry SCRY-ARGS -c "CMD GATE", where
+# the workload waits on the FIFO GATE until scry traces and has read its
+# mappings: a process's first milliseconds can outrun the frontend
+# loading its unwind tables (those stacks use frame pointers, counted).
+# Returns scry's exit status.
+gated_c() {
+	local out=$1 err=$2 cmd=$3 g
+	shift 3
+	g=$(mktemp -u "$TMP/gate.XXXXXX")
+	mkfifo "$g"
+	scry_bg "$out" "$err" "$@" -c "$cmd $g" || return 1
+	sleep 0.3
+	echo go >"$g"
+	wait $SCRY_PID
+}
+
 # rows FILE: the printa text of FILE as one line per histogram row:
 #   KEY<TAB>VALUE<TAB>COUNT
 # where KEY joins the row's frames and key columns with ';' (stack frames

@@ -27,7 +27,7 @@ check_ground_truth() {	# LABEL FILE
 }
 
 # -c: run the command, stop when it exits
-"$SCRY" offcpu -q -c "$WL/offcpu_wl $N $M" >"$TMP/c.out" 2>"$TMP/c.err"
+gated_c "$TMP/c.out" "$TMP/c.err" "$WL/offcpu_wl $N $M" offcpu
 check_status "-c: exit status" $? 0 "$TMP/c.err"
 check_ground_truth "-c" "$TMP/c.out"
 check "-c: header names the unit" grep -q '^off-CPU time (ns)' "$TMP/c.out"
@@ -46,7 +46,7 @@ check_status "-p: scry exits 0 when the traced process exits" $? 0 "$TMP/p.err"
 check_ground_truth "-p (process exited first)" "$TMP/p.out"
 
 # --folded: comm;user frames;kernel frames_[k] MICROSECONDS
-"$SCRY" offcpu -q --folded -c "$WL/offcpu_wl $N $M" >"$TMP/f.out" 2>"$TMP/f.err"
+gated_c "$TMP/f.out" "$TMP/f.err" "$WL/offcpu_wl $N $M" offcpu --folded
 short_us=$(awk '/sleep_short/ && /do_nanosleep_\[k\]/ { s += $NF } END { print s + 0 }' "$TMP/f.out")
 long_us=$(awk '/sleep_long/ && /do_nanosleep_\[k\]/ { s += $NF } END { print s + 0 }' "$TMP/f.out")
 check_range "--folded: sleep_short total within 10% of $((N * 10)) ms (us)" "$short_us" $((N * 10000)) $((N * 11000))
@@ -57,7 +57,7 @@ check "--folded: every line is FRAMES COUNT with no empty frame" \
 	bash -c "! grep -Ev '^[^ ;][^;]*(;[^;]+)* [0-9]+\$' '$TMP/f.out' | grep -q ."
 
 # --state / --min-block filter in the kernel
-"$SCRY" offcpu -q --min-block 30000 -c "$WL/offcpu_wl $N $M" >"$TMP/m.out" 2>&1
+gated_c "$TMP/m.out" "$TMP/m.err" "$WL/offcpu_wl $N $M" offcpu --min-block 30000
 check_eq "--min-block 30000: the 10 ms sleeps are filtered out" \
 	"$(sum_rows "$TMP/m.out" 'nanosleep.*sleep_short' $SHORT_BUCKET)" 0
 check_eq "--min-block 30000: the 50 ms sleeps stay" \
