@@ -51,50 +51,16 @@ static void jraw(struct json *j, const char *s)
 	jwrite(j, s, strlen(s));
 }
 
-/*
- * Length of the well-formed UTF-8 sequence at @p (RFC 3629: no overlongs,
- * no surrogates, nothing above U+10FFFF), 0 if there is none. A NUL stops
- * a sequence early, so it never reads past the string.
- */
-static size_t utf8_len(const unsigned char *p)
-{
-	unsigned int cp;
-	size_t n, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
-		n = 2;
-		cp = p[0] & 0x1f;
-	} else if ((p[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = p[0] & 0x0f;
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		n = 4;
-		cp = p[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 /* Bytes at @p that go out as they are: printable ASCII, valid UTF-8. */
 static size_t plain_run(const unsigned char *p)
 {
+	unsigned int cp;
 	size_t n = 0, l;
 
 	for (;;) {
 		if (p[n] >= 0x20 && p[n] < 0x7f && p[n] != '"' && p[n] != '\\')
 			n++;
-		else if (p[n] >= 0x80 && (l = utf8_len(p + n)))
+		else if (p[n] >= 0x80 && (l = out_utf8_len(p + n, &cp)))
 			n += l;
 		else
 			return n;

@@ -524,3 +524,40 @@ int out_files(FILE *f, const struct report *r, const char *what)
 		err = failed_lines(f, r, what);
 	return err ? err : done(f);
 }
+
+/* ---- shared by the JSON and SVG writers ---- */
+
+/*
+ * Length of the well-formed UTF-8 sequence at @p (no overlongs,
+ * surrogates or code points above U+10FFFF), its code point in @cp; 0 if
+ * there is none. A NUL ends a sequence early: never reads past the string.
+ */
+size_t out_utf8_len(const unsigned char *p, unsigned int *cp)
+{
+	size_t n, i;
+
+	*cp = p[0];
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		n = 2;
+		*cp = p[0] & 0x1f;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		n = 3;
+		*cp = p[0] & 0x0f;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		n = 4;
+		*cp = p[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		*cp = *cp << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && *cp < 0x800) || (n == 4 && *cp < 0x10000) ||
+	    *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
+		return 0;
+	return n;
+}
