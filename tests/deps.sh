@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Install what building and testing scry needs on Debian 12, if missing.
 set -euo pipefail
-pkgs=(make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev
+pkgs=(make gcc g++ clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev
       libclang-rt-14-dev systemtap-sdt-dev util-linux procps valgrind
       python3 python3-jsonschema libxml2-utils)
 missing=()
