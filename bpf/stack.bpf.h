@@ -79,38 +79,57 @@ static __always_inline __u64 scry_kstack(void *ctx, struct scry_stack *st)
  * caller's return address sits at [rsp] and rbp still names the caller's
  * frame: take [rsp] first, then follow rbp. The walk stops at a zero or
  * non-increasing frame pointer (stacks grow down), or unreadable memory.
+ * One frame per bpf_loop() iteration: the verifier checks the step once
+ * instead of unrolling 127 of them into every program.
  */
+struct scry_fp_walk {
+	struct scry_stack *st;
+	__u64 bp;
+};
+
+static long scry_fp_step(__u32 i, void *ctx)
+{
+	struct scry_fp_walk *w = ctx;
+	struct scry_stack *st = w->st;
+	__u64 frame[2];
+	__u32 n = st->nr;
+
+	(void)i;
+	if (n >= SCRY_MAX_FRAMES) {
+		st->flags |= SCRY_STACK_TRUNCATED;
+		return 1;
+	}
+	if (!w->bp)
+		return 1;
+	if (bpf_probe_read_user(frame, sizeof(frame), (void *)w->bp)) {
+		scry_stat(SCRY_STAT_USTACK_FAULT);
+		return 1;
+	}
+	if (!frame[1])
+		return 1;
+	st->ip[n] = frame[1];
+	st->nr = n + 1;
+	if (frame[0] <= w->bp)
+		return 1;
+	w->bp = frame[0];
+	return 0;
+}
+
 static __always_inline void scry_ustack_walk(const struct scry_uregs *ur,
 					     struct scry_stack *st)
 {
-	__u64 frame[2], bp = ur->bp, ra;
-	__u32 n = 0;
-	int i;
+	struct scry_fp_walk w = { .st = st, .bp = ur->bp };
+	__u64 ra;
 
 	st->flags = 0;
-	st->ip[n++] = ur->ip;
-	if (ustack_at_entry && !bpf_probe_read_user(&ra, sizeof(ra), (void *)ur->sp) && ra)
-		st->ip[n++] = ra;
-	for (i = 0; i < SCRY_MAX_FRAMES; i++) {
-		if (n >= SCRY_MAX_FRAMES) {
-			st->flags |= SCRY_STACK_TRUNCATED;
-			break;
-		}
-		if (!bp)
-			break;
-		if (bpf_probe_read_user(frame, sizeof(frame), (void *)bp)) {
-			scry_stat(SCRY_STAT_USTACK_FAULT);
-			break;
-		}
-		if (!frame[1])
-			break;
-		st->ip[n] = frame[1];
-		n++;
-		if (frame[0] <= bp)
-			break;
-		bp = frame[0];
+	st->nr = 1;
+	st->ip[0] = ur->ip;
+	if (ustack_at_entry &&
+	    !bpf_probe_read_user(&ra, sizeof(ra), (void *)ur->sp) && ra) {
+		st->ip[1] = ra;
+		st->nr = 2;
 	}
-	st->nr = n;
+	bpf_loop(SCRY_MAX_FRAMES, scry_fp_step, &w, 0);
 }
 
 #include "unwind.bpf.h"

@@ -1861,8 +1861,16 @@ int syms_add_pid(struct syms *s, int pid)
 	if (!s || pid <= 0)
 		return -EINVAL;
 	pp = proc_slot(s, pid);
-	if (*pp && !(*pp)->gone)
+	/*
+	 * Known and alive: only its perf map may have grown since (a JIT
+	 * writes it after mapping the code); the process may be gone by the
+	 * time its frames are resolved, so read it now.
+	 */
+	if (*pp && !(*pp)->gone) {
+		if (jit_changed(&(*pp)->jit, pid) && pid_alive(pid))
+			jit_read(&(*pp)->jit, pid, (*pp)->uid);
 		return 0;
+	}
 	err = proc_snapshot(s, pid, &p);
 	if (err)
 		return err;

@@ -113,8 +113,9 @@ check_eq "inlined function is its own frame: main;outer_fn;take_555_[i];malloc" 
 	"$(grep -o 'main;outer_fn;take_555_\[i\];malloc [0-9]*' "$TMP/i.folded")" "main;outer_fn;take_555_[i];malloc 1"
 
 # a JIT region named by /tmp/perf-PID.map
-"$SCRY" profile -q -F 499 --folded -c "$WL/jit_wl 1" >"$TMP/j.folded" 2>/dev/null
+"$SCRY" profile -q -F 499 --folded -c "$WL/jit_wl 1 $TMP/jitmap" >"$TMP/j.folded" 2>/dev/null
 check "JIT code is named from /tmp/perf-PID.map (jit_spin)" grep -q ';jit_spin [0-9]*$' "$TMP/j.folded"
+rm -f "$(cat "$TMP/jitmap")"
 
 # a binary deleted while running still symbolizes
 cp "$WL/offcpu_wl" "$TMP/doomed_wl"

@@ -5,7 +5,11 @@
  * /tmp/perf-PID.map as a JIT would, and calls it for SECONDS, so CPU
  * samples land in code no ELF file describes.
  *
- *   jit_wl SECONDS
+ *   jit_wl SECONDS [MAPNAME_FILE]
+ *
+ * Like a real JIT it leaves the perf map behind when it exits (perf reads
+ * it afterwards); with MAPNAME_FILE it writes the map's path there, so
+ * the caller can remove it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,9 +52,15 @@ int main(int argc, char **argv)
 		return 1;
 	fprintf(f, "%lx %zx jit_spin\n", (unsigned long)mem, sizeof(code));
 	fclose(f);
+	if (argc > 2) {
+		f = fopen(argv[2], "w");
+		if (!f)
+			return 1;
+		fprintf(f, "%s\n", path);
+		fclose(f);
+	}
 	spin = (void (*)(unsigned long))mem;
 	while (now() < end)
 		spin(10000000);
-	unlink(path);
 	return 0;
 }
