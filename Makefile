@@ -111,7 +111,12 @@ $(BUILD)/workloads/%: tests/workloads/%.c Makefile | $(BUILD)/workloads
 # profile ground truth needs every frame, so it is built without optimizing
 $(BUILD)/workloads/cpu_wl: WL_CFLAGS += -O0
 
-workloads: $(WL_BINS)
+# a library dl_wl loads while being traced, without frame pointers
+$(BUILD)/workloads/libdlwl.so: tests/workloads/lib/dlwl_lib.c Makefile | $(BUILD)/workloads
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fPIC -shared -Wall -Wextra -Werror $< -o $@
+
+workloads: $(WL_BINS) $(BUILD)/workloads/libdlwl.so
 unit: $(UNIT_BINS)
 
 # libFuzzer target for the expression parser (clang).

@@ -34,6 +34,8 @@
 #include <scry/unwind.h>
 #include "scry.skel.h"
 
+#define JIT_POLL_MS	250
+
 struct session {
 	const struct scry_opts *o;
 	struct attach a;
@@ -50,6 +52,7 @@ struct session {
 	bool child_reaped;
 	int release_fd;		/* write end: lets the -c child exec */
 	double stop_at;		/* -d deadline, or 0 */
+	double next_jit_poll;	/* when to look at perf maps again */
 	int snapshots;		/* --interval snapshots printed */
 	struct timespec start;
 };
@@ -249,7 +252,8 @@ static int wait_loop(struct session *s, double tick)
 		for (i = 0; i < s->npidfds; i++)
 			fds[n++] = (struct pollfd){ .fd = s->pidfds[i],
 						    .events = POLLIN };
-		timeout = s->no_pidfd ? 100 : -1;
+		/* wake now and then to read JITs' growing perf maps */
+		timeout = s->no_pidfd ? 100 : JIT_POLL_MS;
 		if (deadline) {
 			double left = deadline - now_s();
 
@@ -273,6 +277,10 @@ static int wait_loop(struct session *s, double tick)
 		}
 		/* notices first: a process that just exited still has to be named */
 		ring_buffer__consume(s->rb);
+		if (now_s() >= s->next_jit_poll) {
+			syms_poll_jit(s->syms);
+			s->next_jit_poll = now_s() + JIT_POLL_MS / 1000.0;
+		}
 		if (fds[0].revents & POLLIN)
 			return 0;
 		for (i = 0; i < s->npidfds; i++) {

@@ -1853,6 +1853,20 @@ static int proc_snapshot(struct syms *s, int pid, struct sproc **out)
 	return 0;
 }
 
+void syms_poll_jit(struct syms *s)
+{
+	struct sproc *p;
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < PID_BUCKETS; i++)
+		for (p = s->procs[i]; p; p = p->next)
+			if (!p->gone && jit_changed(&p->jit, p->pid) &&
+			    pid_alive(p->pid))
+				jit_read(&p->jit, p->pid, p->uid);
+}
+
 int syms_add_pid(struct syms *s, int pid)
 {
 	struct sproc **pp, *p = NULL;

@@ -38,6 +38,13 @@ int syms_add_pid(struct syms *s, int pid);
  */
 int syms_refresh_pid(struct syms *s, int pid);
 
+/*
+ * Re-read the /tmp/perf-PID.map of every known live process whose map
+ * changed: JITs append as they compile, and a process may exit before its
+ * frames are resolved. Call it now and then while tracing.
+ */
+void syms_poll_jit(struct syms *s);
+
 /* Forget a pid's mappings, so the next add re-reads them. */
 void syms_forget_pid(struct syms *s, int pid);
 

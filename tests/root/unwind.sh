@@ -133,3 +133,27 @@ check "deleted binary: its frames still have names (doomed_wl\`sleep_short)" gre
 # --stats reports the table memory
 gated qsort "$TMP/bt3" "$TMP/st.out" --stats 'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
 check "--stats: table memory reported" grep -Eq '^scry: unwind tables: [0-9]+ files, .* MiB of' "$TMP/st.out.err"
+
+# a library dlopen'ed after tracing started, built without frame pointers
+gated_c "$TMP/dl.folded" "$TMP/dl.err" "$WL/dl_wl dlopen $WL/libdlwl.so" \
+	--folded 'uprobe:libc:malloc /arg0 == 999/ { @[ustack] = count() }'
+check_eq "dlopen'ed library: _start;...;main;lib_fn;lib_leaf;malloc, once" \
+	"$(grep -c '^_start;.*;main;lib_fn;lib_leaf;malloc 1$' "$TMP/dl.folded")" 1
+
+# a second thread: its stack ends in libc's thread start (start_thread,
+# clone3 when libc's debug symbols are installed), not in garbage
+gated_c "$TMP/th.json" "$TMP/th.err" "$WL/dl_wl thread" \
+	--json 'uprobe:libc:malloc /arg0 == 888/ { @[ustack] = count() }'
+check_eq "thread: malloc <- thread_fn <- libc's two thread-start frames, nothing after" \
+	"$($PY - "$TMP/th.json" <<'PYEOF'
+import json, sys
+rows = json.loads(open(sys.argv[1]).readline())["rows"]
+st = [f for f in rows[0]["keys"]["ustack"] if not f["inlined"]]
+names = [f["symbol"] for f in st]
+tail = st[names.index("thread_fn") + 1:]
+ok = len(rows) == 1 and names[0] == "malloc" and len(tail) == 2 and \
+     all(f["module"] == "libc.so.6" for f in tail) and \
+     all(f["symbol"] in (None, "start_thread", "clone3", "__clone3") for f in tail)
+print("yes" if ok else names)
+PYEOF
+)" yes
