@@ -15,9 +15,13 @@ check_ground_truth() {	# LABEL FILE
 		"$(sum_rows "$f" 'nanosleep.*sleep_long' $LONG_BUCKET)" $M
 	check_eq "$1: nothing else in sleep_short's nanosleep rows" \
 		"$(rows "$f" | awk -F'\t' '$1 ~ /nanosleep.*sleep_short/ { s += $3 } END { print s + 0 }')" $N
-	# on a miss, show what scry reported about losses
-	[ "$(sum_rows "$f" 'nanosleep.*sleep_short' $SHORT_BUCKET)" = $N ] ||
+	# on a miss, show every row with a sleep in it and scry's stderr
+	if [ "$(sum_rows "$f" 'nanosleep.*sleep_short' $SHORT_BUCKET)" != $N ] ||
+	   [ "$(sum_rows "$f" 'nanosleep.*sleep_long' $LONG_BUCKET)" != $M ]; then
+		rows "$f" | awk -F'\t' '$3 > 0 && ($2 == '$SHORT_BUCKET' || $2 == '$LONG_BUCKET')' |
+			sed 's/^/#   row: /'
 		sed 's/^/#   stderr: /' "${f%.out}.err" 2>/dev/null
+	fi
 	check_eq "$1: nothing else in sleep_long's nanosleep rows" \
 		"$(rows "$f" | awk -F'\t' '$1 ~ /nanosleep.*sleep_long/ { s += $3 } END { print s + 0 }')" $M
 	check "$1: kernel frames name the sleep (vmlinux\`do_nanosleep)" \
