@@ -236,6 +236,12 @@ static void put_frame(struct json *j, const struct report_frame *fr,
 	jbool(j, kstack || fr->kernel);
 	jraw(j, ",\"inlined\":");
 	jbool(j, fr->inlined);
+	/* only with --lines, so documents without it stay as they were */
+	if (fr->file) {
+		jraw(j, ",\"file\":");
+		jstr(j, fr->file);
+		jprintf(j, ",\"line\":%d", fr->line);
+	}
 	jraw(j, "}");
 }
 

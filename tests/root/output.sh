@@ -54,3 +54,12 @@ check "-o: no temporary file left" bash -c "! ls '$TMP' | grep -q '\.tmp$'"
 check_eq "| head -1: scry's exit status" "${PIPESTATUS[0]}" 0
 check "| head -1: nothing but the banner and loss counters on stderr" \
 	bash -c "! grep -Ev '^scry: tracing|^[0-9]+ ' '$TMP/head.err' | grep -q ."
+
+# --lines: source file and line of frames, in text and in JSON
+line=$(grep -n 'sink = malloc(555);' tests/workloads/inline_wl.c | cut -d: -f1)
+"$SCRY" -q --json --lines -c "$WL/inline_wl" 'uprobe:libc:malloc /arg0 == 555/ { @[ustack] = count() }' >"$TMP/lines.json" 2>/dev/null
+check "--lines json: valid" schema "$TMP/lines.json"
+check_eq "--lines json: the inlined take_555 frame is at inline_wl.c:$line" \
+	"$($PY -c 'import json,sys; fs=json.loads(open(sys.argv[1]).readline())["rows"][0]["keys"]["ustack"]; print(*[(f.get("file"), f.get("line")) for f in fs if f["symbol"] == "take_555"][0])' "$TMP/lines.json")" "inline_wl.c $line"
+"$SCRY" -q --lines -c "$WL/inline_wl" 'uprobe:libc:malloc /arg0 == 555/ { @[ustack] = count() }' >"$TMP/lines.txt" 2>/dev/null
+check "--lines text: take_555 [inlined] (inline_wl.c:$line)" grep -q "inline_wl\`take_555 \[inlined\] (inline_wl.c:$line)" "$TMP/lines.txt"
