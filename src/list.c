@@ -8,7 +8,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <scry/list.h>
+#include <scry/plan.h>
+#include <scry/tracefs.h>
 #include <scry/log.h>
 #include <scry/resolve.h>
 
@@ -20,6 +23,10 @@ static const struct {
 	{ "uprobe:LIB:FUNC", "entry of a user function; arg0..arg5" },
 	{ "uretprobe:LIB:FUNC", "return of a user function; retval, latency" },
 	{ "usdt:BIN:PROVIDER:NAME", "a USDT probe; its arguments as arg0.." },
+	{ "syscall:NAME[,NAME...]", "a syscall's return; args, retval, errno, "
+	  "latency, fd.path" },
+	{ "tracepoint:CAT:NAME", "a kernel tracepoint; its fields as args.FIELD" },
+	{ "profile[:HZ]", "CPU samples on every CPU (default 99 Hz)" },
 };
 
 static int list_kinds(FILE *f, const char *glob)
@@ -104,6 +111,56 @@ static int list_usdt(FILE *f, const char *bin, const char *prov,
 	return n ? 0 : 1;
 }
 
+static int list_syscalls(FILE *f, const char *glob)
+{
+	const char *name;
+	int i, found = 0;
+
+	for (i = 0; (name = plan_syscall_name(i)); i++) {
+		if (fnmatch(glob && *glob ? glob : "*", name, 0))
+			continue;
+		fprintf(f, "syscall:%s\n", name);
+		found++;
+	}
+	return found ? 0 : 1;
+}
+
+/* tracefs lists events as events/CATEGORY/NAME directories */
+static int list_tracepoints(FILE *f, const char *cat, const char *name)
+{
+	char dir[512];
+	struct dirent *c, *e;
+	DIR *cd, *ed;
+	int found = 0;
+
+	if (tracefs_ensure())
+		return 2;
+	cd = opendir("/sys/kernel/tracing/events");
+	if (!cd) {
+		log_err("cannot list tracepoints: %s", strerror(errno));
+		return 2;
+	}
+	while ((c = readdir(cd))) {
+		if (c->d_name[0] == '.' ||
+		    fnmatch(cat && *cat ? cat : "*", c->d_name, 0))
+			continue;
+		snprintf(dir, sizeof(dir), "/sys/kernel/tracing/events/%s",
+			 c->d_name);
+		ed = opendir(dir);
+		while (ed && (e = readdir(ed))) {
+			if (e->d_name[0] == '.' || e->d_type != DT_DIR ||
+			    fnmatch(name && *name ? name : "*", e->d_name, 0))
+				continue;
+			fprintf(f, "tracepoint:%s:%s\n", c->d_name, e->d_name);
+			found++;
+		}
+		if (ed)
+			closedir(ed);
+	}
+	closedir(cd);
+	return found ? 0 : 1;
+}
+
 int list_probes(FILE *f, const char *pattern, int pid)
 {
 	char buf[1024], *p[4] = {};
@@ -119,6 +176,10 @@ int list_probes(FILE *f, const char *pattern, int pid)
 	n = split(buf, p, 4);
 	if ((!strcmp(p[0], "uprobe") || !strcmp(p[0], "uretprobe")) && n >= 2)
 		ret = list_funcs(f, p[0], p[1], n > 2 ? p[2] : NULL, pid);
+	else if (!strcmp(p[0], "syscall") && n >= 2)
+		ret = list_syscalls(f, p[1]);
+	else if (!strcmp(p[0], "tracepoint") && n >= 2)
+		ret = list_tracepoints(f, p[1], n > 2 ? p[2] : NULL);
 	else if (!strcmp(p[0], "usdt") && n >= 2)
 		ret = list_usdt(f, p[1], n > 2 ? p[2] : NULL,
 				n > 3 ? p[3] : NULL, pid);

@@ -23,3 +23,10 @@ int plan_syscall_nr(const char *name)
 			return table[i].nr;
 	return -1;
 }
+
+const char *plan_syscall_name(int i)
+{
+	if (i < 0 || (size_t)i >= sizeof(table) / sizeof(table[0]))
+		return NULL;
+	return table[i].name;
+}

@@ -88,6 +88,9 @@ bool plan_has_strings(const struct plan *p);
 /* Syscall number of @name on this architecture, or -1. */
 int plan_syscall_nr(const char *name);
 
+/* The @i-th known syscall name (for listing), NULL past the end. */
+const char *plan_syscall_name(int i);
+
 /* Human name of a probe kind ("offcpu", "uprobe", ...). */
 const char *plan_probe_name(enum plan_probe k);
 

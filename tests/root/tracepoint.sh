@@ -14,3 +14,10 @@ expect "unknown tracepoint field" 2 "^scry: tracepoint sched:sched_process_exec 
 	-- "$SCRY" 'tracepoint:sched:sched_process_exec { @[args.nope] = count() }'
 expect "unknown tracepoint" 2 "^scry: tracepoint:sched:nope: no such tracepoint" \
 	-- "$SCRY" -d 1 'tracepoint:sched:nope { @ = count() }'
+
+# -l lists tracepoints and syscalls by glob
+"$SCRY" -l 'tracepoint:sched:sched_process_e*' >"$TMP/l.out"
+check_eq "-l tracepoint glob: exactly exec and exit" "$(sort "$TMP/l.out" | paste -sd' ')" \
+	"tracepoint:sched:sched_process_exec tracepoint:sched:sched_process_exit"
+"$SCRY" -l 'syscall:pread*' >"$TMP/s.out"
+check_eq "-l syscall glob: pread64" "$(cat "$TMP/s.out")" "syscall:pread64"
