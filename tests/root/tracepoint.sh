@@ -19,5 +19,5 @@ expect "unknown tracepoint" 2 "^scry: tracepoint:sched:nope: no such tracepoint"
 "$SCRY" -l 'tracepoint:sched:sched_process_e*' >"$TMP/l.out"
 check_eq "-l tracepoint glob: exactly exec and exit" "$(sort "$TMP/l.out" | paste -sd' ')" \
 	"tracepoint:sched:sched_process_exec tracepoint:sched:sched_process_exit"
-"$SCRY" -l 'syscall:pread*' >"$TMP/s.out"
-check_eq "-l syscall glob: pread64" "$(cat "$TMP/s.out")" "syscall:pread64"
+"$SCRY" -l 'syscall:pread6?' >"$TMP/s.out"
+check_eq "-l syscall glob pread6?: pread64" "$(cat "$TMP/s.out")" "syscall:pread64"
