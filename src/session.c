@@ -2,9 +2,11 @@
 /*
  * session: attach, wait, drain, print.
  *
- * The wait is one poll() over: a signalfd (SIGINT, SIGTERM), one pidfd
- * per traced process (readable when it exits), the engine's notice ring
- * buffer (new pids to snapshot for symbolization), and the -d deadline.
+ * The wait is one poll() over: a signalfd (SIGINT, SIGTERM, SIGHUP), one
+ * pidfd per traced process (readable when it exits), the engine's notice
+ * ring buffer (new pids, exec and code mmaps: mappings to read and unwind
+ * tables to load), the -d deadline, the --interval ticks, and a short
+ * timeout to read JITs' perf maps while their processes live.
  * Whatever ends the wait, the probes are detached first and everything
  * aggregated so far is printed: nothing collected is lost.
  */
@@ -54,7 +56,6 @@ struct session {
 	double stop_at;		/* -d deadline, or 0 */
 	double next_jit_poll;	/* when to look at perf maps again */
 	int snapshots;		/* --interval snapshots printed */
-	struct timespec start;
 };
 
 static double now_s(void)
