@@ -96,7 +96,7 @@ $(BUILD)/scry: $(BUILD)/src/main.o $(BUILD)/libscry.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/check.h $(BUILD)/libscry.a | $(BUILD)/tests
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/check.h tests/unit/test_util.h $(BUILD)/libscry.a | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(BUILD)/libscry.a $(LDFLAGS) $(LDLIBS) -o $@
 

@@ -21,67 +21,17 @@
 #include <scry/report.h>
 
 #include "check.h"
+#include "test_util.h"
 
 static const char *golden_dir = "tests/golden";
 static char root[256];		/* the repository: golden_dir/../.. */
 
 /* ---- helpers ---- */
 
-static char *xstrdup(const char *s)
-{
-	char *p;
 
-	if (!s)
-		return NULL;
-	p = strdup(s);
-	if (!p)
-		abort();
-	return p;
-}
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
 
-	if (!p)
-		abort();
-	return p;
-}
 
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-	int c;
-
-	if (!f)
-		return NULL;
-	m = open_memstream(&buf, &len);
-	if (!m)
-		abort();
-	while ((c = fgetc(f)) != EOF)
-		fputc(c, m);
-	fclose(f);
-	fclose(m);
-	return buf;
-}
-
-typedef int (*printer_fn)(FILE *f, const struct report *r);
-
-static char *render(printer_fn fn, const struct report *r, int *rc)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-
-	if (!m)
-		abort();
-	*rc = fn(m, r);
-	fclose(m);
-	return buf;
-}
 
 /* Into a temporary file for an outside checker; the caller unlinks it. */
 static void to_file(const char *text, char *path, size_t len)

@@ -19,51 +19,14 @@
 #include <scry/report.h>
 
 #include "check.h"
+#include "test_util.h"
 
 static const char *golden_dir = "tests/golden";
 
 /* ---- helpers ---- */
 
-static char *xstrdup(const char *s)
-{
-	char *p;
 
-	if (!s)
-		return NULL;
-	p = strdup(s);
-	if (!p)
-		abort();
-	return p;
-}
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-
-	if (!p)
-		abort();
-	return p;
-}
-
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-	int c;
-
-	if (!f)
-		return NULL;
-	m = open_memstream(&buf, &len);
-	if (!m)
-		abort();
-	while ((c = fgetc(f)) != EOF)
-		fputc(c, m);
-	fclose(f);
-	fclose(m);
-	return buf;
-}
 
 static void check_golden(const char *name, const char *got)
 {
@@ -84,20 +47,7 @@ static void check_golden(const char *name, const char *got)
 	free(want);
 }
 
-typedef int (*printer_fn)(FILE *f, const struct report *r);
 
-static char *render(printer_fn fn, const struct report *r, int *rc)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-
-	if (!m)
-		abort();
-	*rc = fn(m, r);
-	fclose(m);
-	return buf;
-}
 
 static void check_render(printer_fn fn, const struct report *r,
 			 const char *name)
