@@ -35,15 +35,7 @@
 
 #include <scry/abi.h>
 
-#ifndef EBADF
-#define EBADF	9
-#endif
-#ifndef ESRCH
-#define ESRCH	3
-#endif
-#ifndef ENOMEM
-#define ENOMEM	12
-#endif
+#include <linux/errno.h>
 
 /* superblock magics of the pseudo filesystems (include/uapi/linux/magic.h) */
 #define SCRY_PIPEFS_MAGIC	0x50495045

@@ -17,15 +17,7 @@
 #include <bpf/usdt.bpf.h>
 #include <scry/abi.h>
 
-#ifndef EBADF
-#define EBADF 9
-#endif
-#ifndef ESRCH
-#define ESRCH 3
-#endif
-#ifndef EEXIST
-#define EEXIST 17
-#endif
+#include <linux/errno.h>	/* helper return values: -EEXIST, -EBADF */
 
 #include "maps.bpf.h"
 #include "pred.bpf.h"

@@ -64,56 +64,10 @@ static bool have(const char *probe)
 	return run("%s >/dev/null 2>&1", probe) == 0;
 }
 
-struct fdesc {
-	const char *module;
-	const char *sym;
-	__u64 off;
-	__u64 addr;
-	bool inlined;
-};
 
-static void set_stack(struct report_key *k, enum report_key_kind kind,
-		      const char *name, const struct fdesc *fd, int n)
-{
-	int i;
 
-	k->kind = kind;
-	k->name = name;
-	k->stack.nr = n;
-	k->stack.frames = xcalloc(n, sizeof(*k->stack.frames));
-	for (i = 0; i < n; i++) {
-		struct report_frame *fr = &k->stack.frames[i];
 
-		fr->module = xstrdup(fd[i].module);
-		fr->sym = xstrdup(fd[i].sym);
-		fr->off = fd[i].off;
-		fr->addr = fd[i].addr;
-		fr->inlined = fd[i].inlined;
-		fr->kernel = kind == REPORT_KEY_KSTACK;
-	}
-}
 
-static void set_int(struct report_key *k, const char *name, __s64 v)
-{
-	k->kind = REPORT_KEY_INT;
-	k->name = name;
-	k->i = v;
-}
-
-static void set_str(struct report_key *k, const char *name, const char *s)
-{
-	k->kind = REPORT_KEY_STR;
-	k->name = name;
-	k->s = xstrdup(s);
-}
-
-static void new_rows(struct report *r, enum scry_agg agg, size_t n)
-{
-	memset(r, 0, sizeof(*r));
-	r->agg = agg;
-	r->nrows = n;
-	r->rows = xcalloc(n, sizeof(*r->rows));
-}
 
 static void set_val(struct report_row *row, __u64 count, __s64 sum,
 		    __s64 min, __s64 max)
@@ -243,16 +197,16 @@ static void json_stacks(void)
 	r.stats = stats;
 	r.nstats = 3;
 
-	set_stack(&r.rows[0].keys[0], REPORT_KEY_KSTACK, "stack", kframes, 3);
-	set_stack(&r.rows[0].keys[1], REPORT_KEY_USTACK, "stack", uframes, 4);
+	set_stack_named(&r.rows[0].keys[0], REPORT_KEY_KSTACK, "stack", kframes, 3);
+	set_stack_named(&r.rows[0].keys[1], REPORT_KEY_USTACK, "stack", uframes, 4);
 	r.rows[0].keys[1].stack.truncated = true;
 	set_str(&r.rows[0].keys[2], "comm", "a\"b\\c\t\x01\x7f caf\xc3\xa9 \xff\xc3");
 	r.rows[0].nkeys = 3;
 	set_val(&r.rows[0], 4, 1000000, 1000, 700000);
 
-	set_stack(&r.rows[1].keys[0], REPORT_KEY_KSTACK, "stack", NULL, 0);
+	set_stack_named(&r.rows[1].keys[0], REPORT_KEY_KSTACK, "stack", NULL, 0);
 	r.rows[1].keys[0].stack.lost = true;
-	set_stack(&r.rows[1].keys[1], REPORT_KEY_USTACK, "stack", uframes + 3, 1);
+	set_stack_named(&r.rows[1].keys[1], REPORT_KEY_USTACK, "stack", uframes + 3, 1);
 	set_str(&r.rows[1].keys[2], "comm", "app");
 	r.rows[1].nkeys = 3;
 	set_val(&r.rows[1], 1, 42, 42, 42);
@@ -371,7 +325,7 @@ static void json_edges(void)
 	set_int(&r.rows[0].keys[0], "arg0", 1);
 	set_int(&r.rows[0].keys[1], "arg0", 2);
 	set_int(&r.rows[0].keys[2], NULL, 3);
-	set_stack(&r.rows[0].keys[3], REPORT_KEY_KSTACK, "kstack", one, 1);
+	set_stack_named(&r.rows[0].keys[3], REPORT_KEY_KSTACK, "kstack", one, 1);
 	r.rows[0].nkeys = 4;
 	set_val(&r.rows[0], 1, 0, 0, 0);
 	got = render(out_json, &r, &rc);
@@ -474,9 +428,9 @@ static void add_row(struct report_row *row, const char *comm,
 	if (comm)
 		set_str(&row->keys[n++], "comm", comm);
 	if (nu)
-		set_stack(&row->keys[n++], REPORT_KEY_USTACK, "ustack", ufr, nu);
+		set_stack_named(&row->keys[n++], REPORT_KEY_USTACK, "ustack", ufr, nu);
 	if (nk)
-		set_stack(&row->keys[n++], REPORT_KEY_KSTACK, "kstack", kfr, nk);
+		set_stack_named(&row->keys[n++], REPORT_KEY_KSTACK, "kstack", kfr, nk);
 	row->nkeys = n;
 	set_val(row, count, 0, 0, 0);
 }

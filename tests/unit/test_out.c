@@ -21,6 +21,12 @@
 #include "check.h"
 #include "test_util.h"
 
+static void set_stack(struct report_key *k, enum report_key_kind kind,
+		      const struct fdesc *fd, int n)
+{
+	set_stack_named(k, kind, NULL, fd, n);
+}
+
 static const char *golden_dir = "tests/golden";
 
 /* ---- helpers ---- */
@@ -63,57 +69,10 @@ static void check_render(printer_fn fn, const struct report *r,
 	free(got);
 }
 
-/* Synthetic frames: strings are strdup'ed so report_clear owns them. */
-struct fdesc {
-	const char *module;
-	const char *sym;
-	__u64 off;
-	__u64 addr;
-	bool inlined;
-};
 
-static void set_stack(struct report_key *k, enum report_key_kind kind,
-		      const struct fdesc *fd, int n)
-{
-	int i;
 
-	k->kind = kind;
-	k->name = kind == REPORT_KEY_KSTACK ? "kstack" : "ustack";
-	k->stack.nr = n;
-	k->stack.frames = xcalloc(n, sizeof(*k->stack.frames));
-	for (i = 0; i < n; i++) {
-		struct report_frame *fr = &k->stack.frames[i];
 
-		fr->module = xstrdup(fd[i].module);
-		fr->sym = xstrdup(fd[i].sym);
-		fr->off = fd[i].off;
-		fr->addr = fd[i].addr;
-		fr->inlined = fd[i].inlined;
-		fr->kernel = kind == REPORT_KEY_KSTACK;
-	}
-}
 
-static void set_int(struct report_key *k, const char *name, __s64 v)
-{
-	k->kind = REPORT_KEY_INT;
-	k->name = name;
-	k->i = v;
-}
-
-static void set_str(struct report_key *k, const char *name, const char *s)
-{
-	k->kind = REPORT_KEY_STR;
-	k->name = name;
-	k->s = xstrdup(s);
-}
-
-static void new_rows(struct report *r, enum scry_agg agg, size_t n)
-{
-	memset(r, 0, sizeof(*r));
-	r->agg = agg;
-	r->nrows = n;
-	r->rows = xcalloc(n, sizeof(*r->rows));
-}
 
 static void set_count(struct report_row *row, __u64 count, __s64 sum)
 {

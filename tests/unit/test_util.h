@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct report;
+#include <stdbool.h>
+#include <scry/report.h>
 
 typedef int (*printer_fn)(FILE *f, const struct report *r);
 
@@ -64,6 +64,60 @@ static inline char *render(printer_fn fn, const struct report *r, int *rc)
 	*rc = fn(m, r);
 	fclose(m);
 	return buf;
+}
+
+/* Synthetic frames: strings are strdup'ed so report_clear owns them. */
+struct fdesc {
+	const char *module;
+	const char *sym;
+	__u64 off;
+	__u64 addr;
+	bool inlined;
+};
+
+static inline void set_stack_named(struct report_key *k, enum report_key_kind kind,
+		      const char *name, const struct fdesc *fd, int n)
+{
+	int i;
+
+	k->kind = kind;
+	/* NULL: named after its kind */
+	k->name = name ? name :
+		  kind == REPORT_KEY_KSTACK ? "kstack" : "ustack";
+	k->stack.nr = n;
+	k->stack.frames = xcalloc(n, sizeof(*k->stack.frames));
+	for (i = 0; i < n; i++) {
+		struct report_frame *fr = &k->stack.frames[i];
+
+		fr->module = xstrdup(fd[i].module);
+		fr->sym = xstrdup(fd[i].sym);
+		fr->off = fd[i].off;
+		fr->addr = fd[i].addr;
+		fr->inlined = fd[i].inlined;
+		fr->kernel = kind == REPORT_KEY_KSTACK;
+	}
+}
+
+static inline void set_int(struct report_key *k, const char *name, __s64 v)
+{
+	k->kind = REPORT_KEY_INT;
+	k->name = name;
+	k->i = v;
+}
+
+static inline void set_str(struct report_key *k, const char *name, const char *s)
+{
+	k->kind = REPORT_KEY_STR;
+	k->name = name;
+	k->s = xstrdup(s);
+}
+
+static inline void new_rows(struct report *r, enum scry_agg agg, size_t n)
+{
+	memset(r, 0, sizeof(*r));
+	r->agg = agg;
+	r->nrows = n;
+	r->rows = xcalloc(n, sizeof(*r->rows));
 }
 
 #endif /* SCRY_TEST_UTIL_H */

@@ -14,23 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "gate.h"
 
 void *volatile sink;
-
-static void gate(const char *path)
-{
-	char c;
-	int fd;
-
-	if (!path)
-		return;
-	fd = open(path, O_RDONLY);
-	if (fd < 0 || read(fd, &c, 1) != 1) {
-		perror(path);
-		exit(1);
-	}
-	close(fd);
-}
 
 __attribute__((noinline)) void *thread_fn(void *arg)
 {

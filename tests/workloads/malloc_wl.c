@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/sdt.h>
+#include "gate.h"
 
 /* Keep each allocation observable: the compiler may not pair and drop it. */
 void *volatile sink;
@@ -85,18 +86,6 @@ __attribute__((noinline)) void fire_usdt(int k)
 {
 	for (long i = 0; i < k; i++)
 		DTRACE_PROBE2(scry_test, tick, i, 2 * i);
-}
-
-static void gate(const char *path)
-{
-	char c;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0 || read(fd, &c, 1) != 1) {
-		perror(path);
-		exit(1);
-	}
-	close(fd);
 }
 
 int main(int argc, char **argv)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include "gate.h"
 
 static void nap(long ms)
 {
@@ -35,18 +36,6 @@ __attribute__((noinline)) void sleep_long(int n)
 
 	for (i = 0; i < n; i++)
 		nap(50);
-}
-
-static void gate(const char *path)
-{
-	char c;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0 || read(fd, &c, 1) != 1) {
-		perror(path);
-		exit(1);
-	}
-	close(fd);
 }
 
 int main(int argc, char **argv)

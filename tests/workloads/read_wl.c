@@ -43,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/uio.h>
+#include "gate.h"
 
 static char buf[8192];
 
@@ -76,16 +77,6 @@ static int open_in(const char *dir, const char *rel, int flags)
 	if (fd < 0)
 		die("%s: %s", path, strerror(errno));
 	return fd;
-}
-
-static void gate(const char *path)
-{
-	char c;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0 || read(fd, &c, 1) != 1)
-		die("%s: %s", path, strerror(errno));
-	close(fd);
 }
 
 __attribute__((noinline)) void read_plain(const char *dir)

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "gate.h"
 
 #define NOFP __attribute__((noinline, optimize("omit-frame-pointer")))
 #define NELEM 64
@@ -132,21 +133,6 @@ NOFP static int dive(int n)
 	r = dive(n - 1);
 	sink = (void *)(long)r;
 	return r + 1;
-}
-
-static void gate(const char *fifo)
-{
-	char c;
-	int fd;
-
-	if (!fifo)
-		return;
-	fd = open(fifo, O_RDONLY);
-	if (fd < 0 || read(fd, &c, 1) < 0) {
-		perror(fifo);
-		exit(1);
-	}
-	close(fd);
 }
 
 static int usage(void)
