@@ -192,6 +192,7 @@ static int fill_row(struct attach *a, struct syms *s, const struct scry_key *k,
 
 		rk = &row->keys[row->nkeys++];
 		rk->name = pk->name;
+		rk->field = pk->field;
 		switch (pk->field) {
 		case SCRY_F_KSTACK:
 			rk->kind = REPORT_KEY_KSTACK;
@@ -203,6 +204,7 @@ static int fill_row(struct attach *a, struct syms *s, const struct scry_key *k,
 				break;
 			rk = &row->keys[row->nkeys++];
 			rk->name = pk->name;
+			rk->field = SCRY_F_USTACK;
 			/* "stack" is kernel then user */
 			/* fall through */
 		case SCRY_F_USTACK:

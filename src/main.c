@@ -15,6 +15,7 @@
 #include <linux/capability.h>
 #include <sys/syscall.h>
 #include <scry/expr.h>
+#include <scry/format.h>
 #include <scry/list.h>
 #include <scry/log.h>
 #include <scry/plan.h>
@@ -130,6 +131,48 @@ static const struct question questions[] = {
 	  expand_profile },
 };
 
+/* @text after a 24-column option, wrapped at 78 columns under itself. */
+static void usage_wrapped(FILE *f, const char *text)
+{
+	int col = 24;
+	size_t n;
+
+	while (*text) {
+		n = strcspn(text, " ");
+		if (col > 24 && col + 1 + (int)n > 78) {
+			fprintf(f, "\n%24s", "");
+			col = 24;
+		} else if (col > 24) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", (int)n, text);
+		col += (int)n;
+		text += n;
+		text += *text == ' ';
+	}
+	fputc('\n', f);
+}
+
+/* Format options and -o's endings, from the format table. */
+static void usage_formats(FILE *f)
+{
+	const struct format *fm;
+
+	for (fm = format_table; fm->name; fm++) {
+		if (!fm->help)
+			continue;
+		fprintf(f, "      --%-16s", fm->name);
+		usage_wrapped(f, fm->help);
+	}
+	fprintf(f, "  -o, --output FILE     write there, atomically; FILE's "
+		"ending picks the\n                        format:");
+	for (fm = format_table; fm->name; fm++)
+		if (fm->ext)
+			fprintf(f, " %s", fm->ext);
+	fprintf(f, "\n");
+}
+
 static void usage(FILE *f)
 {
 	size_t i;
@@ -150,12 +193,9 @@ static void usage(FILE *f)
 "Options:\n"
 "  -p, --pid PID         trace this process (repeatable); stop when all exit\n"
 "  -c, --cmd CMD         run CMD (through /bin/sh), trace it, stop when it exits\n"
-"  -d, --duration SECS   stop after SECS seconds\n"
-"      --folded          folded stacks for flamegraph.pl, one line per stack\n"
-"      --json            one JSON document per run (per snapshot with\n"
-"                        --interval); docs/JSON.md has the schema\n"
-"  -o, --output FILE     write there, atomically; FILE.svg is a flame graph,\n"
-"                        FILE.json JSON, FILE.folded folded stacks\n"
+"  -d, --duration SECS   stop after SECS seconds\n");
+	usage_formats(f);
+	fprintf(f,
 "      --interval SECS   print a snapshot every SECS and start afresh\n"
 "      --top N           keep the N largest keys\n"
 "      --unwind METHOD   user stacks: auto (default: DWARF tables from\n"
@@ -202,9 +242,7 @@ static void usage(FILE *f)
 }
 
 enum {
-	OPT_FOLDED = 256,
-	OPT_JSON,
-	OPT_INTERVAL,
+	OPT_INTERVAL = 256,
 	OPT_TOP,
 	OPT_IDLE,
 	OPT_LINES,
@@ -216,14 +254,13 @@ enum {
 	OPT_MAX_STACKS,
 	OPT_STATE,
 	OPT_MIN_BLOCK,
+	OPT_FORMAT = 512,	/* + index into format_table: --json, ... */
 };
 
-static const struct option long_opts[] = {
+static const struct option base_opts[] = {
 	{ "pid",	required_argument, NULL, 'p' },
 	{ "cmd",	required_argument, NULL, 'c' },
 	{ "duration",	required_argument, NULL, 'd' },
-	{ "folded",	no_argument,	   NULL, OPT_FOLDED },
-	{ "json",	no_argument,	   NULL, OPT_JSON },
 	{ "output",	required_argument, NULL, 'o' },
 	{ "interval",	required_argument, NULL, OPT_INTERVAL },
 	{ "top",	required_argument, NULL, OPT_TOP },
@@ -243,8 +280,28 @@ static const struct option long_opts[] = {
 	{ "verbose",	no_argument,	   NULL, 'v' },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, 'V' },
-	{}
 };
+
+/* base_opts, then one --NAME per format, then getopt's empty end. */
+static const struct option *long_opts(void)
+{
+	static struct option *all;
+	size_t nb = sizeof(base_opts) / sizeof(base_opts[0]), n = 0, i;
+
+	if (all)
+		return all;
+	while (format_table[n].name)
+		n++;
+	all = calloc(nb + n + 1, sizeof(*all));
+	if (!all)
+		return base_opts;	/* without format options */
+	memcpy(all, base_opts, sizeof(base_opts));
+	for (i = 0; i < n; i++)
+		all[nb + i] = (struct option){ format_table[i].name,
+					       no_argument, NULL,
+					       OPT_FORMAT + (int)i };
+	return all;
+}
 
 static int parse_ull(const char *opt, const char *s, unsigned long long min,
 		     unsigned long long max, unsigned long long *out)
@@ -339,8 +396,8 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		c->o.max_stacks = 16384;
 	if (!c->o.max_unwind_rows)
 		c->o.max_unwind_rows = 1 << 21;	/* 16 MiB of 8-byte rows */
-	while (!err && (opt = getopt_long(argc, argv, "+p:c:d:o:F:lqvhV", long_opts,
-					  NULL)) != -1) {
+	while (!err && (opt = getopt_long(argc, argv, "+p:c:d:o:F:lqvhV",
+					  long_opts(), NULL)) != -1) {
 		switch (opt) {
 		case 'p': err = parse_pid(c, optarg); break;
 		case 'c': c->o.cmd = optarg; err = check_cmd(optarg); break;
@@ -350,8 +407,6 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		case 'l': c->list = true; break;
 		case 'q': c->o.quiet = true; break;
 		case 'v': c->o.verbose = true; break;
-		case OPT_FOLDED: c->o.format = SESSION_FOLDED; break;
-		case OPT_JSON: c->o.format = SESSION_JSON; break;
 		case 'o': c->o.output = optarg; break;
 		case OPT_IDLE: c->o.idle = true; break;
 		case OPT_LINES: c->o.lines = true; break;
@@ -401,6 +456,10 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("scry %s\n", SCRY_VERSION); exit(0);
 		default:
+			if (opt >= OPT_FORMAT) {
+				c->o.format = &format_table[opt - OPT_FORMAT];
+				break;
+			}
 			fprintf(stderr, "Try 'scry --help'.\n");
 			return -EINVAL;
 		}
@@ -448,19 +507,22 @@ static int parse_question(struct cli *c, int argc, char **argv)
 	return 0;
 }
 
-/* -o FILE.svg / .json / .folded pick the format unless one was asked for. */
+/*
+ * -o FILE's ending (cpu.svg, cpu.pb.gz) picks the format unless one was
+ * asked for; text otherwise. A binary format is not for a terminal.
+ */
 static int pick_format(struct scry_opts *o)
 {
-	const char *ext = o->output ? strrchr(o->output, '.') : NULL;
-
-	if (!ext || o->format != SESSION_TEXT)
-		return 0;
-	if (!strcmp(ext, ".svg"))
-		o->format = SESSION_SVG;
-	else if (!strcmp(ext, ".json"))
-		o->format = SESSION_JSON;
-	else if (!strcmp(ext, ".folded"))
-		o->format = SESSION_FOLDED;
+	if (!o->format && o->output)
+		o->format = format_for_path(o->output);
+	if (!o->format)
+		o->format = format_text();
+	if (o->format->binary && !o->output && isatty(STDOUT_FILENO)) {
+		log_err("--%s writes binary data: redirect it (> FILE%s) or "
+			"use -o FILE%s", o->format->name, o->format->ext,
+			o->format->ext);
+		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -2,8 +2,8 @@
 /*
  * A self-contained interactive flame graph, laid out as flamegraph.pl
  * lays out folded stacks: every stack-keyed row becomes the same path of
- * frames as its out_folded line (comm, user frames, kernel frames, other
- * keys; root first), paths are sorted frame by frame so equal prefixes
+ * frames as its out_folded line (fold_row: comm, user frames, kernel
+ * frames, other keys; root first), paths are sorted frame by frame so equal prefixes
  * are adjacent, and one walk over the sorted paths merges those prefixes
  * into frames whose widths are the summed row values.
  *
@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <scry/fold.h>
 #include <scry/out.h>
 #include <scry/report.h>
 
@@ -219,15 +220,9 @@ struct spath {
 struct builder {
 	FILE *m;
 	struct spath *p;
-	int max;
+	int cap;
 	int err;
 };
-
-static void b_text(struct builder *b, const char *str)
-{
-	if (!b->err)
-		b->err = clean_to(b->m, str, true);
-}
 
 static void b_lit(struct builder *b, const char *str)
 {
@@ -235,158 +230,51 @@ static void b_lit(struct builder *b, const char *str)
 		b->err = -ENOMEM;
 }
 
-static void b_begin(struct builder *b, bool kernel, bool inlined)
+/* One frame of the row's path: its name goes to the names stream. */
+static int b_step(void *ctx, const struct fold_step *st)
 {
+	struct builder *b = ctx;
 	struct sframe *fr;
-	off_t pos;
+	off_t pos = ftello(b->m);
 
-	if (b->err)
-		return;
-	pos = ftello(b->m);
-	if (pos < 0 || b->p->nr >= b->max) {
-		b->err = -ENOMEM;
-		return;
+	if (pos < 0)
+		return -ENOMEM;
+	if (b->p->nr == b->cap) {
+		int ncap = b->cap ? b->cap * 2 : 32;
+
+		fr = realloc(b->p->fr, (size_t)ncap * sizeof(*fr));
+		if (!fr)
+			return -ENOMEM;
+		b->p->fr = fr;
+		b->cap = ncap;
 	}
 	fr = &b->p->fr[b->p->nr++];
 	fr->off = (size_t)pos;
-	fr->kernel = kernel;
-	fr->inlined = inlined;
-}
-
-static void b_end(struct builder *b)
-{
+	fr->kernel = st->kernel;
+	fr->inlined = st->inlined;
+	b_lit(b, st->pre);
+	if (!b->err)
+		b->err = clean_to(b->m, st->text, true);
+	b_lit(b, st->post);
+	b_lit(b, st->mark);
 	if (!b->err && fputc('\0', b->m) == EOF)
 		b->err = -ENOMEM;
-}
-
-/* comm, a path, a marker, an int key: "[unknown]" when empty */
-static void b_frame_text(struct builder *b, const char *str)
-{
-	b_begin(b, false, false);
-	b_text(b, str && *str ? str : "[unknown]");
-	b_end(b);
-}
-
-/* Symbol only, as out_folded: modules and offsets would split a function. */
-static void b_frame(struct builder *b, const struct report_frame *fr,
-		    bool kernel)
-{
-	b_begin(b, kernel, fr->inlined);
-	if (fr->sym) {
-		b_text(b, fr->sym);
-	} else if (fr->module) {
-		b_lit(b, "[");
-		b_text(b, fr->module);
-		b_lit(b, "]");
-	} else {
-		b_lit(b, "[unknown]");
-	}
-	b_lit(b, fr->inlined ? "_[i]" : kernel ? "_[k]" : "");
-	b_end(b);
-}
-
-/* Root first; a truncated walk lost its root-most frames: mark them. */
-static void b_stack(struct builder *b, const struct report_key *k)
-{
-	const struct report_stack *st = &k->stack;
-	bool kstack = k->kind == REPORT_KEY_KSTACK;
-	int i;
-
-	if (st->lost) {
-		b_frame_text(b, "[stack lost]");
-		return;
-	}
-	if (st->truncated)
-		b_frame_text(b, "[truncated]");
-	for (i = st->nr - 1; st->frames && i >= 0; i--)
-		b_frame(b, &st->frames[i], kstack || st->frames[i].kernel);
-}
-
-static int nkeys(const struct report_row *row)
-{
-	if (row->nkeys < 0)
-		return 0;
-	return row->nkeys < REPORT_MAX_KEYS ? row->nkeys : REPORT_MAX_KEYS;
-}
-
-static bool is_comm(const struct report_key *k)
-{
-	return k->kind == REPORT_KEY_STR && k->name && !strcmp(k->name, "comm");
-}
-
-static void b_row(struct builder *b, const struct report_row *row)
-{
-	const struct report_key *k;
-	char num[32];
-	int i, comm = -1;
-
-	for (i = 0; i < nkeys(row) && comm < 0; i++)
-		if (is_comm(&row->keys[i]))
-			comm = i;
-	if (comm >= 0)
-		b_frame_text(b, row->keys[comm].s);
-	for (i = 0; i < nkeys(row); i++)
-		if (row->keys[i].kind == REPORT_KEY_USTACK)
-			b_stack(b, &row->keys[i]);
-	for (i = 0; i < nkeys(row); i++)
-		if (row->keys[i].kind == REPORT_KEY_KSTACK)
-			b_stack(b, &row->keys[i]);
-	for (i = 0; i < nkeys(row); i++) {
-		k = &row->keys[i];
-		if (i == comm)
-			continue;
-		if (k->kind == REPORT_KEY_INT) {
-			snprintf(num, sizeof(num), "%lld", (long long)k->i);
-			b_frame_text(b, num);
-		} else if (k->kind == REPORT_KEY_STR) {
-			b_frame_text(b, k->s);
-		}
-	}
-	if (!b->p->nr)
-		b_frame_text(b, "[total]");
-}
-
-/* Frames a row can give: comm, stacks with markers, other keys, "[total]". */
-static int max_frames(const struct report_row *row)
-{
-	int i, n = 2 + nkeys(row);
-
-	for (i = 0; i < nkeys(row); i++)
-		if (row->keys[i].kind == REPORT_KEY_KSTACK ||
-		    row->keys[i].kind == REPORT_KEY_USTACK)
-			n += 1 + (row->keys[i].stack.nr > 0 ?
-				  row->keys[i].stack.nr : 0);
-	return n;
+	return b->err;
 }
 
 static int build_path(struct spath *p, const struct report_row *row)
 {
-	struct builder b = { .p = p, .max = max_frames(row) };
+	struct builder b = { .p = p };
 	size_t len = 0;
 	int err;
 
-	p->fr = calloc((size_t)b.max, sizeof(*p->fr));
-	if (!p->fr)
-		return -ENOMEM;
 	b.m = open_memstream(&p->names, &len);
 	if (!b.m)
 		return -ENOMEM;
-	b_row(&b, row);
-	err = b.err;
+	err = fold_row(row, b_step, &b);
 	if (fclose(b.m) == EOF || !p->names)
 		err = -ENOMEM;
 	return err;
-}
-
-static bool has_stack(const struct report_row *row)
-{
-	int i;
-
-	for (i = 0; i < nkeys(row); i++)
-		if (row->keys[i].kind == REPORT_KEY_KSTACK ||
-		    row->keys[i].kind == REPORT_KEY_USTACK)
-			return true;
-	return false;
 }
 
 static void free_paths(struct spath *paths, size_t n)
@@ -418,7 +306,7 @@ static int build_paths(const struct report *r, struct spath **out,
 	for (i = 0; r->rows && i < r->nrows; i++) {
 		row = &r->rows[i];
 		v = report_row_value(r, row);
-		if (v <= 0 || !has_stack(row))
+		if (v <= 0 || !fold_has_stack(row))
 			continue;
 		paths[n].value = (__u64)v;
 		err = build_path(&paths[n++], row);

@@ -273,15 +273,17 @@ static int put_stack(FILE *f, const struct report_stack *st)
 }
 
 /* DTrace prints 32-bit keys (pid_t, id_t, uid_t, processorid_t) in 8. */
-static int int_width(const char *name)
+static int int_width(enum scry_field field)
 {
-	static const char *const narrow[] = { "pid", "tid", "uid", "cpu" };
-	size_t i;
-
-	for (i = 0; name && i < sizeof(narrow) / sizeof(narrow[0]); i++)
-		if (!strcmp(name, narrow[i]))
-			return 8;
-	return 16;
+	switch (field) {
+	case SCRY_F_PID:
+	case SCRY_F_TID:
+	case SCRY_F_UID:
+	case SCRY_F_CPU:
+		return 8;
+	default:
+		return 16;
+	}
 }
 
 static int put_key(FILE *f, const struct report_key *k)
@@ -293,7 +295,7 @@ static int put_key(FILE *f, const struct report_key *k)
 	case REPORT_KEY_USTACK:
 		return put_stack(f, &k->stack);
 	case REPORT_KEY_INT:
-		return put(f, " %*lld", int_width(k->name), (long long)k->i);
+		return put(f, " %*lld", int_width(k->field), (long long)k->i);
 	case REPORT_KEY_STR:
 		err = put(f, "  ");
 		return err ? err : put_clean(f, k->s ? k->s : "", STR_WIDTH);
@@ -421,27 +423,16 @@ int out_stats(FILE *f, const struct report *r)
 
 /* ---- scry read / write: bytes by file ---- */
 
-static const struct report_key *key_named(const struct report_row *row,
-					  const char *name)
-{
-	int i;
-
-	for (i = 0; i < row->nkeys; i++)
-		if (row->keys[i].name && !strcmp(row->keys[i].name, name))
-			return &row->keys[i];
-	return NULL;
-}
-
 static __s64 row_errno(const struct report_row *row)
 {
-	const struct report_key *k = key_named(row, "errno");
+	const struct report_key *k = report_key_find(row, SCRY_F_ERRNO);
 
 	return k ? k->i : 0;
 }
 
 static const char *row_path(const struct report_row *row)
 {
-	const struct report_key *k = key_named(row, "fd.path");
+	const struct report_key *k = report_key_find(row, SCRY_F_FDPATH);
 
 	return k && k->s ? k->s : "[unknown]";
 }

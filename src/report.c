@@ -29,6 +29,17 @@ __s64 report_row_value(const struct report *r, const struct report_row *row)
 	}
 }
 
+const struct report_key *report_key_find(const struct report_row *row,
+					 enum scry_field field)
+{
+	int i;
+
+	for (i = 0; i < row->nkeys && i < REPORT_MAX_KEYS; i++)
+		if (row->keys[i].field == field)
+			return &row->keys[i];
+	return NULL;
+}
+
 static int cmp_s64(__s64 a, __s64 b)
 {
 	return (a > b) - (a < b);

@@ -27,6 +27,7 @@
 #include <scry/attach.h>
 #include <scry/drain.h>
 #include <scry/expr.h>
+#include <scry/format.h>
 #include <scry/log.h>
 #include <scry/out.h>
 #include <scry/plan.h>
@@ -315,22 +316,7 @@ static void fill_header(const struct session *s, const struct plan *p,
 	r->palette = s->o->palette;
 	r->value_name = s->o->value_name;
 	r->sum_label = s->o->sum_label;
-}
-
-static int format_report(const struct session *s, FILE *f, struct report *r)
-{
-	switch (s->o->format) {
-	case SESSION_FOLDED:
-		return out_folded(f, r);
-	case SESSION_JSON:
-		return out_json(f, r);
-	case SESSION_SVG:
-		return out_svg(f, r);
-	default:
-		if (s->o->files_verb)
-			return out_files(f, r, s->o->files_verb);
-		return out_text(f, r);
-	}
+	r->files_verb = s->o->files_verb;
 }
 
 /* -o FILE: replace it whole, so a reader never sees half a snapshot */
@@ -372,7 +358,7 @@ static int print_report(const struct session *s, struct report *r)
 	m = open_memstream(&buf, &len);
 	if (!m)
 		return -errno;
-	err = format_report(s, m, r);
+	err = s->o->format->print(m, r);
 	if (fclose(m) && !err)
 		err = -EIO;
 	if (!err && s->o->output)

@@ -16,7 +16,7 @@ struct report_frame;
 int out_text(FILE *f, const struct report *r);
 
 /*
- * Folded stacks for flamegraph.pl: one line per row, root first:
+ * Folded stacks for flamegraph.pl: one line per row, its fold_row path:
  * "comm;user frames;kernel frames_[k] VALUE". Rows without stack keys
  * print their key columns as frames.
  */

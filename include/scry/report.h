@@ -41,6 +41,7 @@ enum report_key_kind {
 
 struct report_key {
 	enum report_key_kind kind;
+	enum scry_field field;	/* what the column holds: SCRY_F_COMM, _ERRNO, ... */
 	const char *name;	/* column name as written: "ustack", "pid", "comm" */
 	struct report_stack stack;
 	__s64 i;
@@ -77,6 +78,7 @@ struct report {
 	int snapshot;		/* --interval: 1, 2, ...; 0 for a whole run */
 	const char *count_label;/* when set, each row and the end print */
 	const char *sum_label;	/*   "calls: N, bytes: M (1.2 MiB)" totals */
+	const char *files_verb;	/* read/write: text is the per-file table */
 	__s64 lq_low, lq_high, lq_step;	/* lquantize parameters */
 	double duration_s;
 	struct report_row *rows;
@@ -84,6 +86,10 @@ struct report {
 	struct report_stat *stats;	/* non-zero loss counters */
 	size_t nstats;
 };
+
+/* The row's first key column holding @field, or NULL. */
+const struct report_key *report_key_find(const struct report_row *row,
+					 enum scry_field field);
 
 /* The value printa orders rows by, for the report's aggregation. */
 __s64 report_row_value(const struct report *r, const struct report_row *row);

@@ -10,20 +10,14 @@
 #include <scry/abi.h>
 
 struct plan;
-
-enum session_format {
-	SESSION_TEXT,
-	SESSION_FOLDED,
-	SESSION_JSON,
-	SESSION_SVG,
-};
+struct format;
 
 struct scry_opts {
 	int pids[SCRY_MAX_TARGETS];	/* -p, repeatable */
 	int npids;
 	const char *cmd;		/* -c: launched, traced, waited for */
 	double duration_s;		/* -d; 0 = until stopped */
-	enum session_format format;
+	const struct format *format;	/* output format (format.h) */
 	bool verbose;			/* -v */
 	bool quiet;			/* -q: no banners on stderr */
 	bool idle;			/* profile: sample the idle task too */

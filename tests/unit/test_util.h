@@ -81,6 +81,7 @@ static inline void set_stack_named(struct report_key *k, enum report_key_kind ki
 	int i;
 
 	k->kind = kind;
+	k->field = kind == REPORT_KEY_KSTACK ? SCRY_F_KSTACK : SCRY_F_USTACK;
 	/* NULL: named after its kind */
 	k->name = name ? name :
 		  kind == REPORT_KEY_KSTACK ? "kstack" : "ustack";
@@ -98,9 +99,29 @@ static inline void set_stack_named(struct report_key *k, enum report_key_kind ki
 	}
 }
 
+/* The typed column drain.c gives a key of this name (plan.c's fields). */
+static inline enum scry_field field_named(const char *name)
+{
+	static const struct { const char *name; enum scry_field field; } f[] = {
+		{ "pid", SCRY_F_PID }, { "tid", SCRY_F_TID },
+		{ "uid", SCRY_F_UID }, { "cpu", SCRY_F_CPU },
+		{ "comm", SCRY_F_COMM }, { "errno", SCRY_F_ERRNO },
+		{ "fd.path", SCRY_F_FDPATH }, { "retval", SCRY_F_RETVAL },
+		{ "arg0", SCRY_F_ARG0 }, { "arg1", SCRY_F_ARG1 },
+		{ "latency", SCRY_F_LATENCY }, { "state", SCRY_F_STATE },
+	};
+	size_t i;
+
+	for (i = 0; name && i < sizeof(f) / sizeof(f[0]); i++)
+		if (!strcmp(name, f[i].name))
+			return f[i].field;
+	return SCRY_F_NONE;
+}
+
 static inline void set_int(struct report_key *k, const char *name, __s64 v)
 {
 	k->kind = REPORT_KEY_INT;
+	k->field = field_named(name);
 	k->name = name;
 	k->i = v;
 }
@@ -108,6 +129,7 @@ static inline void set_int(struct report_key *k, const char *name, __s64 v)
 static inline void set_str(struct report_key *k, const char *name, const char *s)
 {
 	k->kind = REPORT_KEY_STR;
+	k->field = field_named(name);
 	k->name = name;
 	k->s = xstrdup(s);
 }
