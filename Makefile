@@ -124,7 +124,15 @@ $(BUILD)/fuzz_expr: tests/fuzz/fuzz_expr.c src/expr.c include/scry/expr.h | $(BU
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -D_GNU_SOURCE \
 		tests/fuzz/fuzz_expr.c src/expr.c -o $@
-fuzz: $(BUILD)/fuzz_expr
+# libFuzzer target for plan.c, against a fake system. plan.c, the parser
+# and the hints are built instrumented; the sources' descriptions (and
+# what they link) come from libscry.a, whose own plan.o is never pulled.
+FUZZ_PLAN_SRCS := tests/fuzz/fuzz_plan.c src/expr.c src/plan.c src/hint.c
+$(BUILD)/fuzz_plan: $(FUZZ_PLAN_SRCS) $(wildcard include/scry/*.h) $(BUILD)/libscry.a | $(BUILD)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -I$(BUILD) -D_GNU_SOURCE \
+		$(FUZZ_PLAN_SRCS) $(BUILD)/libscry.a $(LDLIBS) -o $@
+fuzz: $(BUILD)/fuzz_expr $(BUILD)/fuzz_plan
 
 check: $(UNIT_BINS)
 	$(Q)tests/run --unit-only $(BUILD)

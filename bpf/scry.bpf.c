@@ -140,8 +140,11 @@ static __always_inline __u32 scry_lqslot(__s64 v)
 
 	if (v < lq_low)
 		return 0;
-	/* v >= low and step > 0 (plan.c checks): unsigned division is exact */
-	i = (__u64)(v - lq_low) / (__u64)lq_step;
+	/*
+	 * v >= low and step > 0 (plan.c checks): the distance fits a __u64
+	 * (not always an __s64), and unsigned division is exact
+	 */
+	i = ((__u64)v - (__u64)lq_low) / (__u64)lq_step;
 	if (i >= lq_nslots)
 		return lq_nslots + 1;
 	return i + 1;

@@ -11,25 +11,8 @@
 #include <scry/attach.h>
 #include <scry/log.h>
 #include <scry/session.h>
+#include <scry/source.h>
 #include "scry.skel.h"
-
-static const struct source *sources[] = {
-	&source_sched,
-	&source_uprobe,
-	&source_syscall,
-	&source_profile,
-	&source_tracepoint,
-};
-
-static const struct source *source_of(enum plan_probe probe)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
-		if (sources[i]->probes & (1u << probe))
-			return sources[i];
-	return NULL;
-}
 
 bool attach_dwarf(const struct attach *a)
 {
@@ -123,15 +106,10 @@ static int open_and_load(struct attach *a, const struct source *src)
 
 int attach_load(struct attach *a)
 {
-	const struct source *src = source_of(a->plan->probe);
+	const struct source *src = a->plan->src;
 	__u8 one = 1;
 	int err, i;
 
-	if (!src) {
-		log_err("%s: no source for this probe kind",
-			plan_probe_name(a->plan->probe));
-		return -ENOTSUP;
-	}
 	err = open_and_load(a, src);
 	if (err) {
 		if (err == -EPERM)
@@ -208,7 +186,7 @@ int attach_probes(struct attach *a)
 	err = attach_prog(a, a->skel->progs.follow_fork);
 	err = err ? : attach_prog(a, a->skel->progs.on_exec);
 	err = err ? : attach_prog(a, a->skel->progs.on_mmap_exit);
-	return err ? : source_of(a->plan->probe)->attach(a);
+	return err ? : a->plan->src->attach(a);
 }
 
 void attach_close(struct attach *a)

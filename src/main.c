@@ -590,7 +590,7 @@ int main(int argc, char **argv)
 		expr_print_error(stderr, c.expr, &eerr);
 		return EXIT_USAGE;
 	}
-	if (plan_build(e, &plan, &eerr)) {
+	if (plan_build(e, &plan, &plan_env_system, &eerr)) {
 		expr_print_error(stderr, c.expr, &eerr);
 		expr_free(e);
 		return EXIT_USAGE;

@@ -13,14 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <scry/expr.h>
+#include <scry/hint.h>
 #include <scry/plan.h>
-#include <scry/tracefs.h>
-
-#define P(k)	(1u << (k))
-#define ALL	((1u << PLAN_NPROBES) - 1)
-#define ARGS	(P(PLAN_UPROBE) | P(PLAN_URETPROBE) | P(PLAN_USDT) | P(PLAN_SYSCALL))
-#define ENDS	(P(PLAN_OFFCPU) | P(PLAN_URETPROBE) | P(PLAN_SYSCALL))
-#define RETS	(P(PLAN_URETPROBE) | P(PLAN_SYSCALL))
+#include <scry/source.h>
 
 enum field_type { FT_INT, FT_STR, FT_STACK, FT_PATH, FT_STRID };
 
@@ -28,48 +23,31 @@ struct field_def {
 	const char *name;
 	enum scry_field field;
 	enum field_type type;
-	unsigned probes;	/* where the field exists */
+	unsigned need;		/* SOURCE_F_* the probe must give; 0: every probe */
 	bool at_end;		/* known only when the event ends */
 	const char *unit;
 };
 
 static const struct field_def fields[] = {
-	{ "pid",     SCRY_F_PID,     FT_INT,   ALL,  false, NULL },
-	{ "tid",     SCRY_F_TID,     FT_INT,   ALL,  false, NULL },
-	{ "uid",     SCRY_F_UID,     FT_INT,   ALL,  false, NULL },
-	{ "cpu",     SCRY_F_CPU,     FT_INT,   ALL,  false, NULL },
-	{ "comm",    SCRY_F_COMM,    FT_STR,   ALL,  false, NULL },
-	{ "arg0",    SCRY_F_ARG0,    FT_INT,   ARGS, false, NULL },
-	{ "arg1",    SCRY_F_ARG1,    FT_INT,   ARGS, false, NULL },
-	{ "arg2",    SCRY_F_ARG2,    FT_INT,   ARGS, false, NULL },
-	{ "arg3",    SCRY_F_ARG3,    FT_INT,   ARGS, false, NULL },
-	{ "arg4",    SCRY_F_ARG4,    FT_INT,   ARGS, false, NULL },
-	{ "arg5",    SCRY_F_ARG5,    FT_INT,   ARGS, false, NULL },
-	{ "retval",  SCRY_F_RETVAL,  FT_INT,   RETS, true, NULL },
-	{ "errno",   SCRY_F_ERRNO,   FT_INT,   P(PLAN_SYSCALL), true, NULL },
-	{ "fd.path", SCRY_F_FDPATH,  FT_PATH,  P(PLAN_SYSCALL), false, NULL },
-	{ "latency", SCRY_F_LATENCY, FT_INT,   ENDS, true, "ns" },
-	{ "state",   SCRY_F_STATE,   FT_INT,   P(PLAN_OFFCPU), false, NULL },
-	{ "kstack",  SCRY_F_KSTACK,  FT_STACK, ALL,  false, NULL },
-	{ "ustack",  SCRY_F_USTACK,  FT_STACK, ALL,  false, NULL },
-	{ "stack",   SCRY_F_KSTACK,  FT_STACK, ALL,  false, NULL },
-};
-
-struct probe_def {
-	const char *name;
-	enum plan_probe probe;
-	int min_parts, max_parts;	/* parts after the kind */
-	const char *usage;
-};
-
-static const struct probe_def probes[] = {
-	{ "offcpu",     PLAN_OFFCPU,     0, 0, "offcpu" },
-	{ "uprobe",     PLAN_UPROBE,     2, 2, "uprobe:LIB:FUNC" },
-	{ "uretprobe",  PLAN_URETPROBE,  2, 2, "uretprobe:LIB:FUNC" },
-	{ "usdt",       PLAN_USDT,       3, 3, "usdt:BIN:PROVIDER:NAME" },
-	{ "syscall",    PLAN_SYSCALL,    1, 1, "syscall:NAME[,NAME...]" },
-	{ "profile",    PLAN_PROFILE,    0, 1, "profile[:HZ]" },
-	{ "tracepoint", PLAN_TRACEPOINT, 2, 2, "tracepoint:CATEGORY:NAME" },
+	{ "pid",     SCRY_F_PID,     FT_INT,   0, false, NULL },
+	{ "tid",     SCRY_F_TID,     FT_INT,   0, false, NULL },
+	{ "uid",     SCRY_F_UID,     FT_INT,   0, false, NULL },
+	{ "cpu",     SCRY_F_CPU,     FT_INT,   0, false, NULL },
+	{ "comm",    SCRY_F_COMM,    FT_STR,   0, false, NULL },
+	{ "arg0",    SCRY_F_ARG0,    FT_INT,   SOURCE_F_ARGS, false, NULL },
+	{ "arg1",    SCRY_F_ARG1,    FT_INT,   SOURCE_F_ARGS, false, NULL },
+	{ "arg2",    SCRY_F_ARG2,    FT_INT,   SOURCE_F_ARGS, false, NULL },
+	{ "arg3",    SCRY_F_ARG3,    FT_INT,   SOURCE_F_ARGS, false, NULL },
+	{ "arg4",    SCRY_F_ARG4,    FT_INT,   SOURCE_F_ARGS, false, NULL },
+	{ "arg5",    SCRY_F_ARG5,    FT_INT,   SOURCE_F_ARGS, false, NULL },
+	{ "retval",  SCRY_F_RETVAL,  FT_INT,   SOURCE_F_RETVAL, true, NULL },
+	{ "errno",   SCRY_F_ERRNO,   FT_INT,   SOURCE_F_ERRNO, true, NULL },
+	{ "fd.path", SCRY_F_FDPATH,  FT_PATH,  SOURCE_F_FDPATH, false, NULL },
+	{ "latency", SCRY_F_LATENCY, FT_INT,   SOURCE_F_LATENCY, true, "ns" },
+	{ "state",   SCRY_F_STATE,   FT_INT,   SOURCE_F_STATE, false, NULL },
+	{ "kstack",  SCRY_F_KSTACK,  FT_STACK, 0, false, NULL },
+	{ "ustack",  SCRY_F_USTACK,  FT_STACK, 0, false, NULL },
+	{ "stack",   SCRY_F_KSTACK,  FT_STACK, 0, false, NULL },
 };
 
 struct agg_def {
@@ -90,10 +68,7 @@ static const struct agg_def aggs[] = {
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-static int fail(struct expr_error *err, int col, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct expr_error *err, int col, const char *fmt, ...)
+int plan_fail(struct expr_error *err, int col, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -112,16 +87,6 @@ bool plan_has_strings(const struct plan *p)
 		if (p->keys[i].string_id)
 			return true;
 	return false;
-}
-
-const char *plan_probe_name(enum plan_probe k)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(probes); i++)
-		if (probes[i].probe == k)
-			return probes[i].name;
-	return "?";
 }
 
 static const struct field_def *field_find(const char *name)
@@ -150,20 +115,42 @@ static int tp_field_get(struct plan *p, const char *name, int col,
 			break;
 	if (i == p->ntp_fields) {
 		if (i >= SCRY_NARGS)
-			return fail(err, col, "at most %d tracepoint fields",
-				    SCRY_NARGS);
-		if (tracefs_field(p->target[0], p->target[1], name + 5, &tf,
-				  why, sizeof(why)))
-			return fail(err, col, "%s", why);
+			return plan_fail(err, col, "at most %d tracepoint fields",
+					 SCRY_NARGS);
+		if (p->env->tp_field(p->target[0], p->target[1], name + 5, &tf,
+				     why, sizeof(why)))
+			return plan_fail(err, col, "%s", why);
 		tf.name = name + 5;
 		p->tp_fields[p->ntp_fields++] = tf;
 	}
 	*def = (struct field_def){
 		.name = name, .field = SCRY_F_ARG0 + i,
 		.type = p->tp_fields[i].is_string ? FT_STRID : FT_INT,
-		.probes = P(PLAN_TRACEPOINT),
+		.need = SOURCE_F_TPARGS,
 	};
 	return 0;
+}
+
+/* "unknown field 'pdi'; did you mean: pid?" with the fields there are. */
+static int unknown_field(const char *name, int col, struct expr_error *err)
+{
+	struct hint h[3];
+	char hints[64] = "";
+	size_t i, len = strlen(name);
+	int nh = 0, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(fields); i++)
+		hint_offer(h, &nh, 3, fields[i].name, strlen(fields[i].name),
+			   hint_distance(name, len, fields[i].name,
+					 strlen(fields[i].name),
+					 hint_limit(len)));
+	for (i = 0; i < (size_t)nh; i++)
+		n += snprintf(hints + n, sizeof(hints) - n, "%s%.*s",
+			      i ? ", " : "; did you mean: ", (int)h[i].len,
+			      h[i].name);
+	return plan_fail(err, col, "unknown field '%s'%s%s (fields: pid tid uid "
+			 "comm cpu arg0..arg5 retval latency state errno fd.path "
+			 "args.FIELD)", name, hints, nh ? "?" : "");
 }
 
 /* Look a field up and check the probe provides it. */
@@ -175,22 +162,21 @@ static int field_get(struct plan *p, const char *name, int col,
 	/* each caller reads the definition before the next lookup */
 	static struct field_def tp_def;
 
-	if (!f && p->probe == PLAN_TRACEPOINT && !strncmp(name, "args.", 5)) {
+	if (!f && (p->src->fields & SOURCE_F_TPARGS) &&
+	    !strncmp(name, "args.", 5)) {
 		ret = tp_field_get(p, name, col, &tp_def, err);
 		*out = &tp_def;
 		return ret;
 	}
 
 	if (!f)
-		return fail(err, col, "unknown field '%s' (fields: pid tid uid "
-			    "comm cpu arg0..arg5 retval latency state errno "
-			    "fd.path args.FIELD)", name);
-	if (!(f->probes & P(p->probe))) {
+		return unknown_field(name, col, err);
+	if (f->need & ~p->src->fields) {
 		if (f->field == SCRY_F_RETVAL || f->field == SCRY_F_LATENCY)
-			return fail(err, col, "'%s' needs a probe with a return: "
-				    "use uretprobe", name);
-		return fail(err, col, "field '%s' does not exist for %s probes",
-			    name, plan_probe_name(p->probe));
+			return plan_fail(err, col, "'%s' needs a probe with a return: "
+					 "use uretprobe", name);
+		return plan_fail(err, col, "field '%s' does not exist for %s probes",
+				 name, p->src->name);
 	}
 	*out = f;
 	return 0;
@@ -204,13 +190,26 @@ struct emitter {
 	bool uses_end;
 };
 
+/*
+ * A program has SCRY_MAX_PRED slots, the last kept for SCRY_OP_END. The
+ * conjuncts that run at begin (or at end) share one program, joined by
+ * one '&&' operation each: the limit counts those too, whichever way the
+ * predicate is written.
+ */
+#define PRED_MAX_OPS	(SCRY_MAX_PRED - 1)
+
+static int too_long(const struct expr_node *n, struct expr_error *err)
+{
+	return plan_fail(err, n->col, "predicate too long: at most %d operations "
+			 "(fields, numbers, operators) run at the begin of an "
+			 "event and %d at its end", PRED_MAX_OPS, PRED_MAX_OPS);
+}
+
 static int emit(struct emitter *em, const struct expr_node *n, __u8 op,
 		__u8 field, __s64 imm, struct expr_error *err)
 {
-	/* keep one slot for SCRY_OP_END */
-	if (em->n >= SCRY_MAX_PRED - 1)
-		return fail(err, n->col, "predicate too long (at most %d "
-			    "operations)", SCRY_MAX_PRED - 1);
+	if (em->n >= PRED_MAX_OPS)
+		return too_long(n, err);
 	em->prog[em->n].op = op;
 	em->prog[em->n].field = field;
 	em->prog[em->n].imm = imm;
@@ -224,15 +223,15 @@ static int string_index(struct plan *p, const struct expr_node *n,
 	int i;
 
 	if (strlen(n->sval) >= SCRY_COMM_LEN)
-		return fail(err, n->col, "string longer than a comm (%d "
-			    "characters): comm can never equal it",
-			    SCRY_COMM_LEN - 1);
+		return plan_fail(err, n->col, "string longer than a comm (%d "
+				 "characters): comm can never equal it",
+				 SCRY_COMM_LEN - 1);
 	for (i = 0; i < p->nstrs; i++)
 		if (!strcmp(p->strs[i], n->sval))
 			return i;
 	if (p->nstrs >= SCRY_MAX_STRS)
-		return fail(err, n->col, "too many strings (at most %d)",
-			    SCRY_MAX_STRS);
+		return plan_fail(err, n->col, "too many strings (at most %d)",
+				 SCRY_MAX_STRS);
 	strcpy(p->strs[p->nstrs], n->sval);
 	return p->nstrs++;
 }
@@ -250,19 +249,19 @@ static int compile_operand(struct plan *p, struct emitter *em,
 	case EXPR_INT:
 		return emit(em, n, SCRY_OP_IMM, 0, n->ival, err);
 	case EXPR_STR:
-		return fail(err, n->col, "a string can only be compared "
-			    "with comm");
+		return plan_fail(err, n->col, "a string can only be compared "
+				 "with comm");
 	case EXPR_IDENT:
 		ret = field_get(p, n->name, n->col, &f, err);
 		if (ret)
 			return ret;
 		if (f->type == FT_STACK || f->type == FT_PATH ||
 		    f->type == FT_STRID)
-			return fail(err, n->col, "'%s' is a key, not a value "
-				    "a predicate can test", n->name);
+			return plan_fail(err, n->col, "'%s' is a key, not a value "
+					 "a predicate can test", n->name);
 		if (f->type == FT_STR)
-			return fail(err, n->col, "compare comm with a string: "
-				    "comm == \"name\"");
+			return plan_fail(err, n->col, "compare comm with a string: "
+					 "comm == \"name\"");
 		em->uses_end |= f->at_end;
 		return emit(em, n, SCRY_OP_FIELD, f->field, 0, err);
 	default:
@@ -288,10 +287,10 @@ static int compile_strcmp(struct plan *p, struct emitter *em,
 	int idx;
 
 	if (s->kind != EXPR_STR)
-		return fail(err, s->col, "comm can only be compared with a "
-			    "string");
+		return plan_fail(err, s->col, "comm can only be compared with a "
+				 "string");
 	if (n->op != EXPR_EQ && n->op != EXPR_NE)
-		return fail(err, n->col, "strings compare with == and != only");
+		return plan_fail(err, n->col, "strings compare with == and != only");
 	idx = string_index(p, s, err);
 	if (idx < 0)
 		return idx;
@@ -342,13 +341,11 @@ static int place_conjunct(struct plan *p, struct emitter *begin,
 	if (ret)
 		return ret;
 	dst = (one.uses_end && p->has_end) ? end : begin;
-	for (i = 0; i < one.n; i++) {
-		if (dst->n >= SCRY_MAX_PRED - 2)
-			return fail(err, n->col, "predicate too long (at most "
-				    "%d operations)", SCRY_MAX_PRED - 2);
-		dst->prog[dst->n++] = tmp[i];
-	}
 	/* conjuncts after the first are joined with AND */
+	if (dst->n + one.n + (dst->n > 0) > PRED_MAX_OPS)
+		return too_long(n, err);
+	for (i = 0; i < one.n; i++)
+		dst->prog[dst->n++] = tmp[i];
 	if (dst->n > one.n)
 		dst->prog[dst->n++].op = SCRY_OP_AND;
 	return 0;
@@ -380,7 +377,7 @@ static int add_key(struct plan *p, const char *name, int col,
 		return ret;
 	for (i = 0; i < p->nkeys; i++)
 		if (!strcmp(p->keys[i].name, name))
-			return fail(err, col, "key '%s' given twice", name);
+			return plan_fail(err, col, "key '%s' given twice", name);
 	k = &p->keys[p->nkeys++];
 	k->name = f->name;
 	k->field = f->field;
@@ -409,8 +406,8 @@ static int add_key(struct plan *p, const char *name, int col,
 			if (p->key_ints[i] != SCRY_F_NONE)
 				nints++;
 		if (nints >= SCRY_MAX_INTKEYS)
-			return fail(err, col, "too many numeric keys (at most "
-				    "%d)", SCRY_MAX_INTKEYS);
+			return plan_fail(err, col, "too many numeric keys (at most "
+					 "%d)", SCRY_MAX_INTKEYS);
 		p->key_ints[nints] = f->field;
 		k->slot = nints;
 		break;
@@ -422,14 +419,21 @@ static int const_arg(const struct expr_node *n, const char *what, __s64 *v,
 		     struct expr_error *err)
 {
 	if (n->kind != EXPR_INT)
-		return fail(err, n->col, "lquantize %s must be a number", what);
+		return plan_fail(err, n->col, "lquantize %s must be a number", what);
 	*v = n->ival;
 	return 0;
 }
 
+/*
+ * DTrace's lquantize: levels = (high - low) / step whole steps, slot 0
+ * for v < low, 1 + i for [low + i*step, low + (i+1)*step), levels + 1
+ * for v >= low + levels*step. The distance is taken in unsigned, where
+ * high - low always fits (it may not in __s64).
+ */
 static int plan_lquantize(struct plan *p, const struct expr_action *a,
 			  struct expr_error *err)
 {
+	__u64 levels;
 	int ret;
 
 	ret = const_arg(a->args[1], "low", &p->lq_low, err);
@@ -438,16 +442,20 @@ static int plan_lquantize(struct plan *p, const struct expr_action *a,
 	if (ret)
 		return ret;
 	if (p->lq_step <= 0)
-		return fail(err, a->args[3]->col, "lquantize step must be "
-			    "positive");
+		return plan_fail(err, a->args[3]->col, "lquantize step must be "
+				 "positive");
 	if (p->lq_high <= p->lq_low)
-		return fail(err, a->args[2]->col, "lquantize high must be "
-			    "above low");
-	if ((__u64)(p->lq_high - p->lq_low) / p->lq_step > SCRY_NBUCKETS - 2)
-		return fail(err, a->args[3]->col, "lquantize has at most %d "
-			    "steps: raise the step", SCRY_NBUCKETS - 2);
-	p->lq_nslots = ((__u64)(p->lq_high - p->lq_low) + p->lq_step - 1) /
-		       p->lq_step;
+		return plan_fail(err, a->args[2]->col, "lquantize high must be "
+				 "above low");
+	levels = ((__u64)p->lq_high - (__u64)p->lq_low) / (__u64)p->lq_step;
+	if (levels < 1)
+		return plan_fail(err, a->args[3]->col, "lquantize step is larger "
+				 "than high - low: no bucket fits; lower the step");
+	if (levels > SCRY_NBUCKETS - 2)
+		return plan_fail(err, a->args[3]->col, "lquantize has at most %d "
+				 "steps, (high - low) / step is %llu: raise the step",
+				 SCRY_NBUCKETS - 2, (unsigned long long)levels);
+	p->lq_nslots = levels;
 	return 0;
 }
 
@@ -473,24 +481,24 @@ static int plan_action(struct plan *p, const struct expr *e,
 		if (!strcmp(aggs[i].name, a->func))
 			ad = &aggs[i];
 	if (!ad)
-		return fail(err, a->func_col, "unknown aggregation '%s' "
-			    "(count sum min max avg quantize lquantize)",
-			    a->func);
+		return plan_fail(err, a->func_col, "unknown aggregation '%s' "
+				 "(count sum min max avg quantize lquantize)",
+				 a->func);
 	if (a->nargs != ad->nargs)
-		return fail(err, a->func_col, "%s() takes %d argument%s",
-			    ad->name, ad->nargs, ad->nargs == 1 ? "" : "s");
+		return plan_fail(err, a->func_col, "%s() takes %d argument%s",
+				 ad->name, ad->nargs, ad->nargs == 1 ? "" : "s");
 	p->agg = ad->agg;
 	if (!ad->nargs)
 		return 0;
 	if (a->args[0]->kind != EXPR_IDENT)
-		return fail(err, a->args[0]->col, "%s() aggregates a field, "
-			    "e.g. %s(arg0)", ad->name, ad->name);
+		return plan_fail(err, a->args[0]->col, "%s() aggregates a field, "
+				 "e.g. %s(arg0)", ad->name, ad->name);
 	ret = field_get(p, a->args[0]->name, a->args[0]->col, &f, err);
 	if (ret)
 		return ret;
 	if (f->type != FT_INT)
-		return fail(err, a->args[0]->col, "%s() needs a number; '%s' "
-			    "is not one", ad->name, f->name);
+		return plan_fail(err, a->args[0]->col, "%s() needs a number; '%s' "
+				 "is not one", ad->name, f->name);
 	p->val_field = f->field;
 	p->val_name = f->name;
 	p->unit = f->unit;
@@ -499,94 +507,70 @@ static int plan_action(struct plan *p, const struct expr *e,
 	return 0;
 }
 
-static int plan_syscalls(struct plan *p, const char *list, int col,
-			 struct expr_error *err)
+/* "unknown probe kind 'offcup'; did you mean: offcpu?", and the kinds */
+static int unknown_kind(const struct expr_probe *pr, struct expr_error *err)
 {
-	char name[64];
-	const char *c = list;
-	size_t n;
-	int nr;
+	struct hint h[2];
+	char kinds[160] = "", hints[64] = "";
+	size_t len = strlen(pr->kind), i;
+	int nh = 0, n = 0, k = 0;
 
-	while (*c) {
-		n = strcspn(c, ",");
-		if (!n || n >= sizeof(name))
-			return fail(err, col + (int)(c - list), "expected a "
-				    "syscall name");
-		memcpy(name, c, n);
-		name[n] = '\0';
-		nr = plan_syscall_nr(name);
-		if (nr < 0 || nr >= 512)
-			return fail(err, col + (int)(c - list), "unknown "
-				    "syscall '%s'", name);
-		p->syscall_set[nr / 64] |= 1ULL << (nr % 64);
-		c += n + (c[n] == ',');
+	for (i = 0; sources[i]; i++) {
+		const char *name = sources[i]->name;
+
+		hint_offer(h, &nh, 2, name, strlen(name),
+			   hint_distance(pr->kind, len, name, strlen(name),
+					 hint_limit(len)));
+		k += snprintf(kinds + k, sizeof(kinds) - k, "%s%s",
+			      i ? " " : "", name);
 	}
-	return 0;
-}
-
-static int plan_hz(struct plan *p, const struct expr_probe *pr,
-		   struct expr_error *err)
-{
-	char *end;
-	long hz = 99;
-
-	if (pr->nparts) {
-		hz = strtol(pr->parts[0], &end, 10);
-		if (*end || hz < 1 || hz > 10000)
-			return fail(err, pr->part_cols[0], "profile rate must "
-				    "be 1 to 10000 Hz, e.g. profile:99");
-	}
-	p->profile_hz = hz;
-	return 0;
+	for (i = 0; i < (size_t)nh; i++)
+		n += snprintf(hints + n, sizeof(hints) - n, "%s%.*s",
+			      i ? ", " : "; did you mean: ", (int)h[i].len,
+			      h[i].name);
+	return plan_fail(err, pr->kind_col, "unknown probe kind '%s'%s%s (%s)",
+			 pr->kind, hints, nh ? "?" : "", kinds);
 }
 
 static int plan_probe(struct plan *p, const struct expr *e,
 		      struct expr_error *err)
 {
 	const struct expr_probe *pr = &e->probe;
-	const struct probe_def *d = NULL;
+	const struct source *d = source_find(pr->kind);
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(probes); i++)
-		if (!strcmp(probes[i].name, pr->kind))
-			d = &probes[i];
 	if (!d)
-		return fail(err, pr->kind_col, "unknown probe kind '%s' "
-			    "(offcpu uprobe uretprobe usdt syscall profile "
-			    "tracepoint)", pr->kind);
+		return unknown_kind(pr, err);
 	if (pr->nparts < d->min_parts || pr->nparts > d->max_parts)
-		return fail(err, pr->nparts > d->max_parts ?
-			    pr->part_cols[d->max_parts] : pr->kind_col,
-			    "%s probes are written %s", d->name, d->usage);
+		return plan_fail(err, pr->nparts > d->max_parts ?
+				 pr->part_cols[d->max_parts] : pr->kind_col,
+				 "%s probes are written %s", d->name, d->usage);
 	for (i = 1; i < (size_t)pr->nparts; i++)
 		if (strpbrk(pr->parts[i], "*?["))
-			return fail(err, pr->part_cols[i], "'%s' is a glob: "
-				    "globs are for listing (scry -l '%s:...'); "
-				    "name one probe", pr->parts[i], d->name);
-	p->probe = d->probe;
+			return plan_fail(err, pr->part_cols[i], "'%s' is a glob: "
+					 "globs are for listing (scry -l '%s:...'); "
+					 "name one probe", pr->parts[i], d->name);
+	p->src = d;
 	p->ntarget = pr->nparts;
 	for (i = 0; i < (size_t)pr->nparts; i++) {
 		p->target[i] = pr->parts[i];
 		p->target_cols[i] = pr->part_cols[i];
 	}
-	p->has_end = p->probe == PLAN_OFFCPU || p->probe == PLAN_URETPROBE ||
-		     p->probe == PLAN_SYSCALL;
-	p->stacks_at_begin = p->probe == PLAN_OFFCPU;
-	p->ustack_at_entry = p->probe == PLAN_UPROBE;
-	if (p->probe == PLAN_SYSCALL)
-		return plan_syscalls(p, pr->parts[0], pr->part_cols[0], err);
-	if (p->probe == PLAN_PROFILE)
-		return plan_hz(p, pr, err);
-	return 0;
+	p->has_end = d->flags & SOURCE_END;
+	p->stacks_at_begin = d->flags & SOURCE_STACKS_AT_BEGIN;
+	p->ustack_at_entry = d->flags & SOURCE_AT_ENTRY;
+	return d->plan ? d->plan(p, pr, err) : 0;
 }
 
-int plan_build(const struct expr *e, struct plan *p, struct expr_error *err)
+int plan_build(const struct expr *e, struct plan *p,
+	       const struct plan_env *env, struct expr_error *err)
 {
 	struct emitter begin, end;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
 	p->expr = e;
+	p->env = env;
 	begin = (struct emitter){ .prog = p->pred_begin };
 	end = (struct emitter){ .prog = p->pred_end };
 	ret = plan_probe(p, e, err);

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <scry/hint.h>
 #include <scry/resolve.h>
 
 #if defined(__x86_64__)
@@ -93,46 +94,6 @@ static const char *base_name(const char *path)
 	const char *s = strrchr(path, '/');
 
 	return s ? s + 1 : path;
-}
-
-/*
- * Case-insensitive Levenshtein distance between a[0..al) and b[0..bl),
- * or INT_MAX when it exceeds @limit (or a name is too long to bother).
- */
-static int lev(const char *a, size_t al, const char *b, size_t bl, int limit)
-{
-	int row[LEV_MAX + 1];
-	size_t i, j;
-
-	if (al > LEV_MAX || bl > LEV_MAX)
-		return INT_MAX;
-	if ((al > bl ? al - bl : bl - al) > (size_t)limit)
-		return INT_MAX;
-	for (j = 0; j <= bl; j++)
-		row[j] = (int)j;
-	for (i = 1; i <= al; i++) {
-		int diag = row[0], best;
-
-		row[0] = (int)i;
-		best = row[0];
-		for (j = 1; j <= bl; j++) {
-			int up = row[j], v;
-
-			v = diag + (tolower((unsigned char)a[i - 1]) !=
-				    tolower((unsigned char)b[j - 1]));
-			if (up + 1 < v)
-				v = up + 1;
-			if (row[j - 1] + 1 < v)
-				v = row[j - 1] + 1;
-			row[j] = v;
-			diag = up;
-			if (v < best)
-				best = v;
-		}
-		if (best > limit)
-			return INT_MAX;
-	}
-	return row[bl] > limit ? INT_MAX : row[bl];
 }
 
 /* ---- library resolution ------------------------------------------------ */
@@ -1003,44 +964,6 @@ static int sym_score(const struct sym *s)
 	return (s->deflt ? 0 : 2) + (s->local ? 1 : 0);
 }
 
-struct hint {
-	const char *name;
-	size_t len;
-	int dist;
-};
-
-/* Keep the @max closest names, distance then name, each name once. */
-static void hint_offer(struct hint *h, int *nh, int max, const char *name,
-		       size_t len, int dist)
-{
-	int i, j;
-
-	for (i = 0; i < *nh; i++)
-		if (h[i].len == len && !memcmp(h[i].name, name, len))
-			return;
-	for (i = 0; i < *nh; i++) {
-		int c;
-
-		if (dist != h[i].dist) {
-			if (dist < h[i].dist)
-				break;
-			continue;
-		}
-		c = strncmp(name, h[i].name, len < h[i].len ? len : h[i].len);
-		if (c < 0 || (c == 0 && len < h[i].len))
-			break;
-	}
-	if (i >= max)
-		return;
-	if (*nh < max)
-		(*nh)++;
-	for (j = *nh - 1; j > i; j--)
-		h[j] = h[j - 1];
-	h[i].name = name;
-	h[i].len = len;
-	h[i].dist = dist;
-}
-
 static void func_not_found(const struct syms *s, const struct query *q,
 			   const char *func, const char *file,
 			   struct sbuf *msg)
@@ -1081,9 +1004,7 @@ static void func_not_found(const struct syms *s, const struct query *q,
 		sb_add(msg, " (it only imports it: probe the library that defines it)");
 		return;
 	}
-	limit = (int)(q->baselen / 3) + 1;
-	if (limit > 4)
-		limit = 4;
+	limit = hint_limit(q->baselen);
 	for (k = 0; k < s->n; k++) {
 		const struct sym *sym = &s->v[k];
 		int d;
@@ -1091,10 +1012,9 @@ static void func_not_found(const struct syms *s, const struct query *q,
 		if (!sym->defined)
 			continue;
 		any = true;
-		d = lev(q->base, q->baselen, sym->name, sym->baselen, limit);
-		if (d != INT_MAX)
-			hint_offer(h, &nh, MAX_FUNC_HINTS, sym->name,
-				   sym->baselen, d);
+		d = hint_distance(q->base, q->baselen, sym->name,
+				  sym->baselen, limit);
+		hint_offer(h, &nh, MAX_FUNC_HINTS, sym->name, sym->baselen, d);
 	}
 	if (!any) {
 		sb_add(msg, " (it has no function symbols: stripped?)");
@@ -1522,8 +1442,8 @@ int resolve_usdt_check(const char *path, const char *provider,
 		}
 		hint_offer(h, &nh, MAX_USDT_HINTS, full[nfull],
 			   strlen(full[nfull]),
-			   lev(want, strlen(want), full[nfull],
-			       strlen(full[nfull]), LEV_MAX));
+			   hint_distance(want, strlen(want), full[nfull],
+					 strlen(full[nfull]), LEV_MAX));
 		nfull++;
 	}
 	for (i = 0; i < nh; i++)

@@ -33,6 +33,7 @@
 #include <scry/plan.h>
 #include <scry/report.h>
 #include <scry/session.h>
+#include <scry/source.h>
 #include <scry/sym.h>
 #include <scry/unwind.h>
 #include "scry.skel.h"
@@ -405,10 +406,10 @@ static void session_banner(const struct session *s, const struct plan *p)
 		snprintf(who, sizeof(who), "%d processes", s->a.npids);
 	if (s->o->duration_s > 0)
 		log_info("tracing %s of %s for %g s; Ctrl-C to stop early",
-			 plan_probe_name(p->probe), who, s->o->duration_s);
+			 p->src->name, who, s->o->duration_s);
 	else
 		log_info("tracing %s of %s; Ctrl-C to stop",
-			 plan_probe_name(p->probe), who);
+			 p->src->name, who);
 }
 
 /* Load the DWARF tables of the traced processes known so far. */

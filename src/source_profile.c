@@ -6,14 +6,34 @@
  * is owned by its bpf_link, so it closes with it.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
 #include <scry/attach.h>
+#include <scry/expr.h>
 #include <scry/log.h>
+#include <scry/source.h>
 #include "scry.skel.h"
+
+/* profile[:HZ]: the rate, 99 Hz unless given */
+static int profile_plan(struct plan *p, const struct expr_probe *pr,
+			struct expr_error *err)
+{
+	char *end;
+	long hz = 99;
+
+	if (pr->nparts) {
+		hz = strtol(pr->parts[0], &end, 10);
+		if (*end || end == pr->parts[0] || hz < 1 || hz > 10000)
+			return plan_fail(err, pr->part_cols[0], "profile rate "
+					 "must be 1 to 10000 Hz, e.g. profile:99");
+	}
+	p->profile_hz = hz;
+	return 0;
+}
 
 static int profile_prepare(struct attach *a)
 {
@@ -70,7 +90,11 @@ static int profile_attach(struct attach *a)
 }
 
 const struct source source_profile = {
-	.probes = 1u << PLAN_PROFILE,
+	.name = "profile",
+	.usage = "profile[:HZ]",
+	.what = "CPU samples on every CPU (default 99 Hz)",
+	.max_parts = 1,
+	.plan = profile_plan,
 	.prepare = profile_prepare,
 	.attach = profile_attach,
 };

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 #include <scry/attach.h>
 #include <scry/log.h>
+#include <scry/source.h>
 #include "scry.skel.h"
 
 static bool use_raw_tp(void)
@@ -53,8 +54,12 @@ static int sched_attach(struct attach *a)
 	return err ? : attach_prog(a, s->progs.task_exit_raw);
 }
 
-const struct source source_sched = {
-	.probes = 1u << PLAN_OFFCPU,
+const struct source source_offcpu = {
+	.name = "offcpu",
+	.usage = "offcpu",
+	.what = "off-CPU periods (sched_switch); latency = time blocked",
+	.fields = SOURCE_F_LATENCY | SOURCE_F_STATE,
+	.flags = SOURCE_END | SOURCE_STACKS_AT_BEGIN,
 	.prepare = sched_prepare,
 	.attach = sched_attach,
 };

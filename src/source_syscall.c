@@ -4,9 +4,83 @@
  * sys_exit as raw tracepoints (no tracefs, no per-syscall event ids); the
  * engine keeps only the numbers in the plan's bitmap, in the kernel.
  */
+#include <errno.h>
+#include <fnmatch.h>
+#include <string.h>
 #include <bpf/libbpf.h>
 #include <scry/attach.h>
+#include <scry/expr.h>
+#include <scry/hint.h>
+#include <scry/plan.h>
+#include <scry/source.h>
 #include "scry.skel.h"
+
+#define SYSCALL_HINTS	3
+
+/* "unknown syscall 'reed'; did you mean: read, readv?" */
+static int unknown_syscall(const char *name, int col, struct expr_error *err)
+{
+	struct hint h[SYSCALL_HINTS];
+	char hints[96] = "";
+	const char *s;
+	size_t len = strlen(name);
+	int i, nh = 0, n = 0;
+
+	for (i = 0; (s = plan_syscall_name(i)); i++)
+		hint_offer(h, &nh, SYSCALL_HINTS, s, strlen(s),
+			   hint_distance(name, len, s, strlen(s),
+					 hint_limit(len)));
+	for (i = 0; i < nh; i++)
+		n += snprintf(hints + n, sizeof(hints) - n, "%s%.*s",
+			      i ? ", " : "; did you mean: ", (int)h[i].len,
+			      h[i].name);
+	return plan_fail(err, col, "unknown syscall '%s'%s%s (scry -l "
+			 "'syscall:*' lists them)", name, hints,
+			 nh ? "?" : "");
+}
+
+/* NAME[,NAME...] -> the plan's bitmap of syscall numbers */
+static int syscall_plan(struct plan *p, const struct expr_probe *pr,
+			struct expr_error *err)
+{
+	const char *list = pr->parts[0], *c = list;
+	int col = pr->part_cols[0];
+	char name[64];
+	size_t n;
+	int nr;
+
+	while (*c) {
+		n = strcspn(c, ",");
+		if (!n || n >= sizeof(name))
+			return plan_fail(err, col + (int)(c - list),
+					 "expected a syscall name");
+		memcpy(name, c, n);
+		name[n] = '\0';
+		nr = plan_syscall_nr(name);
+		if (nr < 0 || nr >= 512)
+			return unknown_syscall(name, col + (int)(c - list),
+					       err);
+		p->syscall_set[nr / 64] |= 1ULL << (nr % 64);
+		c += n + (c[n] == ',');
+	}
+	return 0;
+}
+
+static int syscall_list(FILE *f, char *parts[], int nparts, int pid)
+{
+	const char *glob = nparts > 0 && *parts[0] ? parts[0] : "*";
+	const char *name;
+	int i, found = 0;
+
+	(void)pid;
+	for (i = 0; (name = plan_syscall_name(i)); i++) {
+		if (fnmatch(glob, name, 0))
+			continue;
+		fprintf(f, "syscall:%s\n", name);
+		found++;
+	}
+	return found ? 0 : 1;
+}
 
 static int syscall_prepare(struct attach *a)
 {
@@ -23,7 +97,16 @@ static int syscall_attach(struct attach *a)
 }
 
 const struct source source_syscall = {
-	.probes = 1u << PLAN_SYSCALL,
+	.name = "syscall",
+	.usage = "syscall:NAME[,NAME...]",
+	.what = "a syscall's return; args, retval, errno, latency, fd.path",
+	.min_parts = 1,
+	.max_parts = 1,
+	.fields = SOURCE_F_ARGS | SOURCE_F_RETVAL | SOURCE_F_LATENCY |
+		  SOURCE_F_ERRNO | SOURCE_F_FDPATH,
+	.flags = SOURCE_END,
+	.plan = syscall_plan,
+	.list = syscall_list,
 	.prepare = syscall_prepare,
 	.attach = syscall_attach,
 };

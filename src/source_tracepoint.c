@@ -5,11 +5,15 @@
  * hands the event to the engine. Attaching needs the event id from tracefs,
  * which scry mounts if it must.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
 #include <string.h>
 #include <bpf/libbpf.h>
 #include <scry/attach.h>
 #include <scry/log.h>
+#include <scry/source.h>
 #include <scry/expr.h>
 #include <scry/tracefs.h>
 #include "scry.skel.h"
@@ -34,6 +38,44 @@ static int tp_prepare(struct attach *a)
 	return 0;
 }
 
+/* tracefs lists events as events/CATEGORY/NAME directories */
+static int tp_list(FILE *f, char *parts[], int nparts, int pid)
+{
+	const char *cat = nparts > 0 && *parts[0] ? parts[0] : "*";
+	const char *name = nparts > 1 && *parts[1] ? parts[1] : "*";
+	char dir[512];
+	struct dirent *c, *e;
+	DIR *cd, *ed;
+	int found = 0;
+
+	(void)pid;
+	if (tracefs_ensure())
+		return 2;
+	cd = opendir("/sys/kernel/tracing/events");
+	if (!cd) {
+		log_err("cannot list tracepoints: %s", strerror(errno));
+		return 2;
+	}
+	while ((c = readdir(cd))) {
+		if (c->d_name[0] == '.' || fnmatch(cat, c->d_name, 0))
+			continue;
+		snprintf(dir, sizeof(dir), "/sys/kernel/tracing/events/%s",
+			 c->d_name);
+		ed = opendir(dir);
+		while (ed && (e = readdir(ed))) {
+			if (e->d_name[0] == '.' || e->d_type != DT_DIR ||
+			    fnmatch(name, e->d_name, 0))
+				continue;
+			fprintf(f, "tracepoint:%s:%s\n", c->d_name, e->d_name);
+			found++;
+		}
+		if (ed)
+			closedir(ed);
+	}
+	closedir(cd);
+	return found ? 0 : 1;
+}
+
 static int tp_attach(struct attach *a)
 {
 	const struct plan *p = a->plan;
@@ -56,7 +98,13 @@ static int tp_attach(struct attach *a)
 }
 
 const struct source source_tracepoint = {
-	.probes = 1u << PLAN_TRACEPOINT,
+	.name = "tracepoint",
+	.usage = "tracepoint:CAT:NAME",
+	.what = "a kernel tracepoint; its fields as args.FIELD",
+	.min_parts = 2,
+	.max_parts = 2,
+	.fields = SOURCE_F_TPARGS,
+	.list = tp_list,
 	.prepare = tp_prepare,
 	.attach = tp_attach,
 };

@@ -15,25 +15,20 @@
 #include <scry/log.h>
 #include <scry/resolve.h>
 #include <scry/session.h>
+#include <scry/source.h>
 #include "scry.skel.h"
 
 static int uprobe_prepare(struct attach *a)
 {
 	struct scry *s = a->skel;
 
-	switch (a->plan->probe) {
-	case PLAN_UPROBE:
+	if (a->plan->src == &source_uprobe) {
 		bpf_program__set_autoload(s->progs.uprobe_fire, true);
-		break;
-	case PLAN_URETPROBE:
+	} else if (a->plan->src == &source_uretprobe) {
 		bpf_program__set_autoload(s->progs.uprobe_begin, true);
 		bpf_program__set_autoload(s->progs.uprobe_end, true);
-		break;
-	case PLAN_USDT:
+	} else {
 		bpf_program__set_autoload(s->progs.usdt_fire, true);
-		break;
-	default:
-		return -EINVAL;
 	}
 	return 0;
 }
@@ -78,7 +73,7 @@ static int attach_func(struct attach *a, const char *path, __u64 off,
 	struct bpf_link *l;
 	int err;
 
-	if (p->probe == PLAN_UPROBE) {
+	if (p->src == &source_uprobe) {
 		l = bpf_program__attach_uprobe_opts(s->progs.uprobe_fire, pid,
 						    path, off, &opts);
 		return keep(a, l, p->expr->text, pid);
@@ -160,7 +155,7 @@ static int uprobe_attach(struct attach *a)
 
 	n = attach_pids(a, pids);
 	for (i = 0; i < n && !err; i++) {
-		if (a->plan->probe == PLAN_USDT)
+		if (a->plan->src == &source_usdt)
 			err = attach_usdt(a, pids[i]);
 		else
 			err = attach_uprobes(a, pids[i]);
@@ -168,8 +163,110 @@ static int uprobe_attach(struct attach *a)
 	return err;
 }
 
+/* -l: LIB's path, as the probe would resolve it (for @pid when > 0) */
+static int list_lib(const char *lib, int pid, char *path, size_t len)
+{
+	char why[RESOLVE_ERR_LEN];
+
+	if (!resolve_lib(lib, pid, path, len, why, sizeof(why)))
+		return 0;
+	log_err("%s", why);
+	return -ENOENT;
+}
+
+static int list_funcs(FILE *f, const char *kind, char *parts[], int nparts,
+		      int pid)
+{
+	const char *glob = nparts > 1 && *parts[1] ? parts[1] : "*";
+	char path[PATH_MAX];
+	struct resolve_func *fn = NULL;
+	size_t n = 0, i;
+	int err;
+
+	if (nparts < 1)
+		return 2;
+	if (list_lib(parts[0], pid, path, sizeof(path)))
+		return 2;
+	err = resolve_funcs(path, glob, &fn, &n);
+	if (err) {
+		log_err("%s: cannot read symbols: %s", path, strerror(-err));
+		return 1;
+	}
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s:%s:%s\n", kind, path, fn[i].name);
+	resolve_funcs_free(fn, n);
+	return n ? 0 : 1;
+}
+
+static int uprobe_list(FILE *f, char *parts[], int nparts, int pid)
+{
+	return list_funcs(f, "uprobe", parts, nparts, pid);
+}
+
+static int uretprobe_list(FILE *f, char *parts[], int nparts, int pid)
+{
+	return list_funcs(f, "uretprobe", parts, nparts, pid);
+}
+
+static int usdt_list(FILE *f, char *parts[], int nparts, int pid)
+{
+	const char *prov = nparts > 1 && *parts[1] ? parts[1] : "*";
+	const char *name = nparts > 2 && *parts[2] ? parts[2] : "*";
+	char path[PATH_MAX];
+	struct resolve_usdt *u = NULL;
+	size_t n = 0, i;
+	int err;
+
+	if (nparts < 1)
+		return 2;
+	if (list_lib(parts[0], pid, path, sizeof(path)))
+		return 2;
+	err = resolve_usdts(path, prov, name, &u, &n);
+	if (err) {
+		log_err("%s: cannot read USDT notes: %s", path, strerror(-err));
+		return 1;
+	}
+	for (i = 0; i < n; i++)
+		fprintf(f, "usdt:%s:%s:%s%s%s\n", path, u[i].provider,
+			u[i].name, *u[i].args ? "  # args: " : "", u[i].args);
+	resolve_usdts_free(u, n);
+	return n ? 0 : 1;
+}
+
 const struct source source_uprobe = {
-	.probes = 1u << PLAN_UPROBE | 1u << PLAN_URETPROBE | 1u << PLAN_USDT,
+	.name = "uprobe",
+	.usage = "uprobe:LIB:FUNC",
+	.what = "entry of a user function; arg0..arg5",
+	.min_parts = 2,
+	.max_parts = 2,
+	.fields = SOURCE_F_ARGS,
+	.flags = SOURCE_AT_ENTRY,
+	.list = uprobe_list,
+	.prepare = uprobe_prepare,
+	.attach = uprobe_attach,
+};
+
+const struct source source_uretprobe = {
+	.name = "uretprobe",
+	.usage = "uretprobe:LIB:FUNC",
+	.what = "return of a user function; retval, latency",
+	.min_parts = 2,
+	.max_parts = 2,
+	.fields = SOURCE_F_ARGS | SOURCE_F_RETVAL | SOURCE_F_LATENCY,
+	.flags = SOURCE_END,
+	.list = uretprobe_list,
+	.prepare = uprobe_prepare,
+	.attach = uprobe_attach,
+};
+
+const struct source source_usdt = {
+	.name = "usdt",
+	.usage = "usdt:BIN:PROVIDER:NAME",
+	.what = "a USDT probe; its arguments as arg0..",
+	.min_parts = 3,
+	.max_parts = 3,
+	.fields = SOURCE_F_ARGS,
+	.list = usdt_list,
 	.prepare = uprobe_prepare,
 	.attach = uprobe_attach,
 };

@@ -2,7 +2,7 @@
 /*
  * attach: plan -> the engine's skeleton, configured, loaded and attached.
  * Every attachment is an fd-based bpf_link, so nothing outlives scry, not
- * even after kill -9. Hook kinds plug in as sources (source_*.c).
+ * even after kill -9. Hook kinds plug in as sources (source.h).
  */
 #ifndef SCRY_ATTACH_H
 #define SCRY_ATTACH_H
@@ -29,21 +29,6 @@ struct attach {
 	bool follow_forks;		/* children of targets become targets (-c) */
 	bool usage_error;		/* failed on what the user wrote (exit 2) */
 };
-
-/* A hook kind: picks its programs before load, attaches them after. */
-struct source {
-	unsigned probes;	/* the plan_probe kinds it serves, 1 << kind */
-	/* choose programs to load (bpf_program__set_autoload); may be NULL */
-	int (*prepare)(struct attach *a);
-	/* attach; report failures once, with the fix; return 0 or -errno */
-	int (*attach)(struct attach *a);
-};
-
-extern const struct source source_sched;
-extern const struct source source_uprobe;
-extern const struct source source_syscall;
-extern const struct source source_profile;
-extern const struct source source_tracepoint;
 
 /*
  * Open, configure and load the engine for a->plan and a->opts, with

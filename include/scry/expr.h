@@ -84,7 +84,7 @@ struct expr {
 
 struct expr_error {
 	int col;		/* 1-based column of the problem */
-	char msg[160];		/* "expected ')'" */
+	char msg[256];		/* "expected ')'" */
 };
 
 /* Parse @text. Returns NULL with errno = EINVAL and @err filled on bad syntax. */

@@ -9,22 +9,38 @@
 #define SCRY_PLAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <scry/abi.h>
 #include <scry/report.h>
 
 struct expr;
 struct expr_error;
+struct source;
 
-enum plan_probe {
-	PLAN_OFFCPU,
-	PLAN_UPROBE,
-	PLAN_URETPROBE,
-	PLAN_USDT,
-	PLAN_SYSCALL,
-	PLAN_PROFILE,
-	PLAN_TRACEPOINT,
-	PLAN_NPROBES,
+/* A tracepoint field, from the event's format. */
+struct plan_tp_field {
+	const char *name;
+	__u16 offset, size;
+	bool is_signed;
+	bool is_string;		/* char[] or __data_loc char[] */
+	bool data_loc;
 };
+
+/*
+ * What plan needs to know of the system, behind function pointers so the
+ * plan itself does no I/O and is unit tested with a fake.
+ */
+struct plan_env {
+	/*
+	 * args.FIELD of tracepoint CAT:NAME: fill @out, or return -ENOENT
+	 * with a message in @why (the event's fields, or why it is unknown).
+	 */
+	int (*tp_field)(const char *cat, const char *name, const char *field,
+			struct plan_tp_field *out, char *why, size_t len);
+};
+
+/* The running system: tracefs (plan_env.c). */
+extern const struct plan_env plan_env_system;
 
 /* One key column in the order the user wrote it. */
 struct plan_key {
@@ -36,7 +52,7 @@ struct plan_key {
 
 struct plan {
 	const struct expr *expr;
-	enum plan_probe probe;
+	const struct source *src;	/* the probe kind */
 	const char *target[3];	/* probe parts: LIB, FUNC / BIN, PROVIDER, NAME */
 	int ntarget;
 	int target_cols[3];
@@ -61,18 +77,13 @@ struct plan {
 	__u64 syscall_set[8];	/* syscall: the numbers to trace, a bitmap */
 	__u32 profile_hz;	/* profile: samples per second per CPU */
 	/* tracepoint: args.FIELD operands, each read into one args[] slot */
-	struct plan_tp_field {
-		const char *name;
-		__u16 offset, size;
-		bool is_signed;
-		bool is_string;		/* char[] or __data_loc char[] */
-		bool data_loc;
-	} tp_fields[SCRY_NARGS];
+	struct plan_tp_field tp_fields[SCRY_NARGS];
 	int ntp_fields;
 
 	bool has_end;		/* begin/end probe: latency and retval exist */
 	bool stacks_at_begin;	/* offcpu: the blocking stack is at switch-out */
 	bool ustack_at_entry;	/* uprobe at a function's first instruction */
+	const struct plan_env *env;
 	const char *unit;	/* of the aggregated value, or NULL */
 };
 
@@ -80,7 +91,15 @@ struct plan {
  * Build @p from @e. Returns 0, or -EINVAL with @err set (column and
  * message) for a semantic error.
  */
-int plan_build(const struct expr *e, struct plan *p, struct expr_error *err);
+int plan_build(const struct expr *e, struct plan *p,
+	       const struct plan_env *env, struct expr_error *err);
+
+/*
+ * Set @err to MSG at column @col and return -EINVAL: how plan and the
+ * sources' plan hooks report what is wrong with an expression.
+ */
+int plan_fail(struct expr_error *err, int col, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* True when a key column holds string-store ids (paths, tracepoint strings). */
 bool plan_has_strings(const struct plan *p);
@@ -90,8 +109,5 @@ int plan_syscall_nr(const char *name);
 
 /* The @i-th known syscall name (for listing), NULL past the end. */
 const char *plan_syscall_name(int i);
-
-/* Human name of a probe kind ("offcpu", "uprobe", ...). */
-const char *plan_probe_name(enum plan_probe k);
 
 #endif /* SCRY_PLAN_H */

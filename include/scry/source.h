@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * source: a probe kind, described once. Everything scry knows of a kind
+ * lives in its source_*.c: how it is written and checked (plan), which
+ * fields it gives expressions, whether it has a begin and an end, what
+ * `scry -l` lists for it, and how its programs load and attach. A new
+ * kind is one file, one row in sources.c's table and its BPF adapter.
+ *
+ * The description (name .. plan) is pure: plan.c and its unit tests use
+ * it without touching the system. list, prepare and attach do I/O.
+ */
+#ifndef SCRY_SOURCE_H
+#define SCRY_SOURCE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct attach;
+struct plan;
+struct expr_probe;
+struct expr_error;
+
+/* Fields a kind gives expressions, beyond those every event has. */
+#define SOURCE_F_ARGS		(1u << 0)	/* arg0..arg5 */
+#define SOURCE_F_RETVAL		(1u << 1)	/* retval */
+#define SOURCE_F_LATENCY	(1u << 2)	/* latency: ns from begin to end */
+#define SOURCE_F_STATE		(1u << 3)	/* offcpu task state */
+#define SOURCE_F_ERRNO		(1u << 4)	/* syscalls: -retval if failed */
+#define SOURCE_F_FDPATH		(1u << 5)	/* syscalls: arg0's fd as a path */
+#define SOURCE_F_TPARGS		(1u << 6)	/* args.FIELD from the format */
+
+/* How a kind fires. */
+#define SOURCE_END		(1u << 0)	/* begin and end: parked by thread */
+#define SOURCE_STACKS_AT_BEGIN	(1u << 1)	/* stacks of the begin (offcpu) */
+#define SOURCE_AT_ENTRY		(1u << 2)	/* at a function's 1st instruction */
+
+struct source {
+	const char *name;	/* the kind as written: "uprobe" */
+	const char *usage;	/* how it is written: "uprobe:LIB:FUNC" */
+	const char *what;	/* one line for `scry -l` */
+	int min_parts, max_parts;	/* parts after the kind */
+	unsigned fields;	/* SOURCE_F_* */
+	unsigned flags;		/* SOURCE_* */
+	/*
+	 * Check the probe's parts and record what the kind needs from them
+	 * in @p (syscall numbers, a rate). Pure: no I/O. May be NULL.
+	 * Returns 0, or -EINVAL with @err set (column and message).
+	 */
+	int (*plan)(struct plan *p, const struct expr_probe *pr,
+		    struct expr_error *err);
+	/*
+	 * `scry -l KIND:...`: print what matches @parts (globs, @nparts of
+	 * them after the kind) to @f; LIB resolves for @pid when > 0.
+	 * Returns 0 (found), 1 (nothing matched), 2 (bad pattern, said on
+	 * stderr). NULL: the kind lists only itself.
+	 */
+	int (*list)(FILE *f, char *parts[], int nparts, int pid);
+	/* choose programs to load (bpf_program__set_autoload); may be NULL */
+	int (*prepare)(struct attach *a);
+	/* attach; report failures once, with the fix; return 0 or -errno */
+	int (*attach)(struct attach *a);
+};
+
+extern const struct source source_offcpu;
+extern const struct source source_uprobe;
+extern const struct source source_uretprobe;
+extern const struct source source_usdt;
+extern const struct source source_syscall;
+extern const struct source source_profile;
+extern const struct source source_tracepoint;
+
+/* Every kind, in the order `scry -l` lists them; NULL-terminated. */
+extern const struct source *const sources[];
+
+/* The kind named @name, or NULL. */
+const struct source *source_find(const char *name);
+
+#endif /* SCRY_SOURCE_H */

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sources: the table of probe kinds. A new kind is one row here, its
+ * source_*.c and its BPF adapter; plan.c, list.c and attach.c find
+ * everything else in the row's struct source.
+ */
+#include <string.h>
+#include <scry/source.h>
+
+const struct source *const sources[] = {
+	&source_offcpu,
+	&source_uprobe,
+	&source_uretprobe,
+	&source_usdt,
+	&source_syscall,
+	&source_tracepoint,
+	&source_profile,
+	NULL,
+};
+
+const struct source *source_find(const char *name)
+{
+	int i;
+
+	for (i = 0; sources[i]; i++)
+		if (!strcmp(sources[i]->name, name))
+			return sources[i];
+	return NULL;
+}
