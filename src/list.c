@@ -2,12 +2,15 @@
 /*
  * list: `scry -l`. The probe kinds come from the sources table; what a
  * kind lists under it (functions, USDT probes, syscalls, tracepoints) is
- * its source's list hook, filtered with fnmatch globs.
+ * its source's list hook, filtered with fnmatch globs. Symbol names, USDT
+ * notes and paths are whatever a binary says: the hooks print each probe
+ * with list_line(), through the sanitizer (sane.h), one per line.
  */
 #include <fnmatch.h>
 #include <string.h>
 #include <scry/list.h>
 #include <scry/log.h>
+#include <scry/sane.h>
 #include <scry/source.h>
 
 static int list_kinds(FILE *f, const char *glob)
@@ -24,6 +27,24 @@ static int list_kinds(FILE *f, const char *glob)
 		found++;
 	}
 	return found ? 0 : 1;
+}
+
+void list_line(FILE *f, const char *kind, const char *a, const char *b,
+	       const char *c, const char *args)
+{
+	const char *parts[] = { a, b, c };
+	size_t i;
+
+	fputs(kind, f);
+	for (i = 0; i < 3 && parts[i]; i++) {
+		fputc(':', f);
+		sane_fputs(f, parts[i], 0, NULL);
+	}
+	if (args) {
+		fputs("  # args: ", f);
+		sane_fputs(f, args, 0, NULL);
+	}
+	fputc('\n', f);
 }
 
 /* Split "a:b:c" into at most @max parts, in place. */

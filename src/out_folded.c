@@ -10,41 +10,13 @@
 #include <scry/fold.h>
 #include <scry/out.h>
 #include <scry/report.h>
+#include <scry/sane.h>
 
 /* One output line being built: a ';' goes before every frame but the first. */
 struct line {
 	FILE *f;
 	bool empty;
 };
-
-/*
- * ';' separates frames and a newline ends the line, so neither may appear
- * inside one; other control characters become '?' as well, since symbol
- * names and comm come from untrusted binaries and processes.
- */
-static bool is_bad(unsigned char c)
-{
-	return c == ';' || c < 0x20 || c == 0x7f;
-}
-
-static int put_sane(FILE *f, const char *s)
-{
-	size_t n;
-
-	while (*s) {
-		for (n = 0; s[n] && !is_bad(s[n]); n++)
-			;
-		if (n && fwrite(s, 1, n, f) != n)
-			return -EIO;
-		s += n;
-		if (!*s)
-			break;
-		if (fputc(*s == ';' ? ':' : '?', f) == EOF)
-			return -EIO;
-		s++;
-	}
-	return 0;
-}
 
 /* One frame of the row's path: a ';' before every frame but the first. */
 static int put_step(void *ctx, const struct fold_step *st)
@@ -57,7 +29,8 @@ static int put_step(void *ctx, const struct fold_step *st)
 		return -EIO;
 	if (fputs(st->pre, l->f) == EOF)
 		return -EIO;
-	if (put_sane(l->f, st->text))
+	/* names come from untrusted binaries and processes (sane.h) */
+	if (sane_fputs(l->f, st->text, SANE_FOLDED, NULL))
 		return -EIO;
 	if (fputs(st->post, l->f) == EOF || fputs(st->mark, l->f) == EOF)
 		return -EIO;

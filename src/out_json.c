@@ -14,6 +14,7 @@
 
 #include <scry/out.h>
 #include <scry/report.h>
+#include <scry/sane.h>
 
 #define JSON_VERSION	1
 #define NAME_LEN	64	/* generated key names: "kstack", "arg0_3" */
@@ -60,7 +61,7 @@ static size_t plain_run(const unsigned char *p)
 	for (;;) {
 		if (p[n] >= 0x20 && p[n] < 0x7f && p[n] != '"' && p[n] != '\\')
 			n++;
-		else if (p[n] >= 0x80 && (l = out_utf8_len(p + n, &cp)))
+		else if (p[n] >= 0x80 && (l = sane_utf8_len(p + n, &cp)))
 			n += l;
 		else
 			return n;

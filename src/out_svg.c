@@ -21,6 +21,7 @@
 #include <scry/fold.h>
 #include <scry/out.h>
 #include <scry/report.h>
+#include <scry/sane.h>
 
 /* Row values are __s64, so their sum needs more than 64 bits. */
 typedef unsigned __int128 u128;
@@ -85,42 +86,16 @@ static char *u128_dec(char buf[DEC_LEN], u128 v)
 
 /* ---- names: valid XML text, whatever the binaries and processes say ---- */
 
-
-/* Write one replacement for bad input: a byte, or an XML-less character. */
-static int put_sub(FILE *m, const char *sub)
-{
-	return fputs(sub, m) == EOF ? -ENOMEM : 0;
-}
-
 /*
- * Copy @str into @m as clean text. Control characters become '?', as in
- * out_folded (XML cannot carry most of them at all); a byte outside
- * well-formed UTF-8 becomes U+FFFD, and so do U+FFFE and U+FFFF, which
- * XML forbids. With @semi, ';' becomes ':' as in out_folded, so frames
- * merge exactly as flamegraph.pl would merge scry --folded.
+ * Copy @str into @m as the text writers print it (sane.h): controls and
+ * bytes outside well-formed UTF-8 escaped as \xHH, and U+FFFE/U+FFFF,
+ * which XML forbids, too; what is left is valid XML character data. With
+ * @semi, ';' becomes ':' as in out_folded, so frames merge exactly as
+ * flamegraph.pl would merge scry --folded.
  */
 static int clean_to(FILE *m, const char *str, bool semi)
 {
-	const unsigned char *p = (const unsigned char *)str;
-	unsigned int cp;
-	size_t n;
-	int err;
-
-	while (*p) {
-		n = out_utf8_len(p, &cp);
-		if (!n || cp == 0xfffe || cp == 0xffff)
-			err = put_sub(m, "\xef\xbf\xbd");
-		else if (cp < 0x20 || cp == 0x7f)
-			err = put_sub(m, "?");
-		else if (semi && cp == ';')
-			err = put_sub(m, ":");
-		else
-			err = fwrite(p, 1, n, m) == n ? 0 : -ENOMEM;
-		if (err)
-			return err;
-		p += n ? n : 1;
-	}
-	return 0;
+	return sane_fputs(m, str, semi ? SANE_FOLDED : 0, NULL) ? -ENOMEM : 0;
 }
 
 static bool is_lead(char c)

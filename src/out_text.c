@@ -12,6 +12,7 @@
 
 #include <scry/out.h>
 #include <scry/report.h>
+#include <scry/sane.h>
 
 #define STACK_INDENT	14	/* DTrace's default stackindent */
 #define STR_WIDTH	50	/* printa's width for string keys */
@@ -41,36 +42,19 @@ static int done(FILE *f)
 	return 0;
 }
 
-static bool is_ctrl(unsigned char c)
-{
-	return c < 0x20 || c == 0x7f;
-}
-
 /*
- * Write @s with control characters shown as '?', padded with spaces to
- * @width: a process picks its own comm, and must not drive the terminal.
+ * Write @s escaped (sane.h), padded with spaces to @width: a process
+ * picks its own comm and file names, and must not drive the terminal or
+ * forge a row.
  */
 static int put_clean(FILE *f, const char *s, int width)
 {
-	size_t n, len = 0;
+	size_t cols;
+	int err = sane_fputs(f, s, 0, &cols);
 
-	while (*s) {
-		for (n = 0; s[n] && !is_ctrl(s[n]); n++)
-			;
-		if (n && fwrite(s, 1, n, f) != n)
-			return -EIO;
-		len += n;
-		s += n;
-		if (!*s)
-			break;
-		if (fputc('?', f) == EOF)
-			return -EIO;
-		len++;
-		s++;
-	}
-	if ((size_t)width > len)
-		return put(f, "%*s", (int)((size_t)width - len), "");
-	return 0;
+	if (!err && (size_t)width > cols)
+		err = put(f, "%*s", (int)((size_t)width - cols), "");
+	return err;
 }
 
 /* ---- histograms ---- */
@@ -249,7 +233,11 @@ static int put_frame(FILE *f, const struct report_frame *fr)
 	if (!err)
 		err = put(f, "%s", fr->inlined ? " [inlined]" : "");
 	if (!err && fr->file)
-		err = put(f, " (%s:%d)", fr->file, fr->line);
+		err = put(f, " (");
+	if (!err && fr->file)
+		err = put_clean(f, fr->file, 0);
+	if (!err && fr->file)
+		err = put(f, ":%d)", fr->line);
 	if (!err)
 		err = put(f, "\n");
 	if (name != small)
@@ -451,10 +439,14 @@ static int file_line(FILE *f, __u64 bytes, __u64 calls, __u64 total,
 {
 	char human[32];
 
+	int err;
+
 	human2(bytes, human, sizeof(human));
-	return put(f, "%11llu %11s %8llu %5.1f%%  %s\n",
-		   (unsigned long long)bytes, human, (unsigned long long)calls,
-		   total ? 100.0 * bytes / total : 0.0, path);
+	err = put(f, "%11llu %11s %8llu %5.1f%%  ", (unsigned long long)bytes,
+		  human, (unsigned long long)calls,
+		  total ? 100.0 * bytes / total : 0.0);
+	err = err ? : put_clean(f, path, 0);
+	return err ? : put(f, "\n");
 }
 
 static int failed_lines(FILE *f, const struct report *r, const char *what)
@@ -479,9 +471,12 @@ static int failed_lines(FILE *f, const struct report *r, const char *what)
 			en = name;
 		}
 		if (!err)
-			err = put(f, "%11llu  %-8s %s\n",
-				  (unsigned long long)row->val.count, en,
-				  row_path(row));
+			err = put(f, "%11llu  %-8s ",
+				  (unsigned long long)row->val.count, en);
+		if (!err)
+			err = put_clean(f, row_path(row), 0);
+		if (!err)
+			err = put(f, "\n");
 	}
 	return err;
 }
@@ -514,41 +509,4 @@ int out_files(FILE *f, const struct report *r, const char *what)
 	if (!err)
 		err = failed_lines(f, r, what);
 	return err ? err : done(f);
-}
-
-/* ---- shared by the JSON and SVG writers ---- */
-
-/*
- * Length of the well-formed UTF-8 sequence at @p (no overlongs,
- * surrogates or code points above U+10FFFF), its code point in @cp; 0 if
- * there is none. A NUL ends a sequence early: never reads past the string.
- */
-size_t out_utf8_len(const unsigned char *p, unsigned int *cp)
-{
-	size_t n, i;
-
-	*cp = p[0];
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
-		n = 2;
-		*cp = p[0] & 0x1f;
-	} else if ((p[0] & 0xf0) == 0xe0) {
-		n = 3;
-		*cp = p[0] & 0x0f;
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		n = 4;
-		*cp = p[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		*cp = *cp << 6 | (p[i] & 0x3f);
-	}
-	if ((n == 3 && *cp < 0x800) || (n == 4 && *cp < 0x10000) ||
-	    *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
-		return 0;
-	return n;
 }

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include <scry/attach.h>
 #include <scry/expr.h>
+#include <scry/list.h>
 #include <scry/hint.h>
 #include <scry/plan.h>
 #include <scry/source.h>
@@ -76,7 +77,7 @@ static int syscall_list(FILE *f, char *parts[], int nparts, int pid)
 	for (i = 0; (name = plan_syscall_name(i)); i++) {
 		if (fnmatch(glob, name, 0))
 			continue;
-		fprintf(f, "syscall:%s\n", name);
+		list_line(f, "syscall", name, NULL, NULL, NULL);
 		found++;
 	}
 	return found ? 0 : 1;

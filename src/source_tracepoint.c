@@ -12,6 +12,7 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 #include <scry/attach.h>
+#include <scry/list.h>
 #include <scry/log.h>
 #include <scry/source.h>
 #include <scry/expr.h>
@@ -66,7 +67,8 @@ static int tp_list(FILE *f, char *parts[], int nparts, int pid)
 			if (e->d_name[0] == '.' || e->d_type != DT_DIR ||
 			    fnmatch(name, e->d_name, 0))
 				continue;
-			fprintf(f, "tracepoint:%s:%s\n", c->d_name, e->d_name);
+			list_line(f, "tracepoint", c->d_name, e->d_name, NULL,
+				  NULL);
 			found++;
 		}
 		if (ed)

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 #include <scry/attach.h>
 #include <scry/expr.h>
+#include <scry/list.h>
 #include <scry/log.h>
 #include <scry/resolve.h>
 #include <scry/session.h>
@@ -193,7 +194,7 @@ static int list_funcs(FILE *f, const char *kind, char *parts[], int nparts,
 		return 1;
 	}
 	for (i = 0; i < n; i++)
-		fprintf(f, "%s:%s:%s\n", kind, path, fn[i].name);
+		list_line(f, kind, path, fn[i].name, NULL, NULL);
 	resolve_funcs_free(fn, n);
 	return n ? 0 : 1;
 }
@@ -227,8 +228,8 @@ static int usdt_list(FILE *f, char *parts[], int nparts, int pid)
 		return 1;
 	}
 	for (i = 0; i < n; i++)
-		fprintf(f, "usdt:%s:%s:%s%s%s\n", path, u[i].provider,
-			u[i].name, *u[i].args ? "  # args: " : "", u[i].args);
+		list_line(f, "usdt", path, u[i].provider, u[i].name,
+			  *u[i].args ? u[i].args : NULL);
 	resolve_usdts_free(u, n);
 	return n ? 0 : 1;
 }

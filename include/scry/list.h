@@ -16,4 +16,13 @@
  */
 int list_probes(FILE *f, const char *pattern, int pid);
 
+/*
+ * One probe of a listing: "KIND:A[:B[:C]]" (NULL parts end it), each
+ * part escaped (sane.h: a binary picks its symbol names, USDT notes and
+ * the paths it maps), then "  # args: ARGS" when @args is not NULL (a
+ * USDT probe's argument notes). Source list hooks print through it.
+ */
+void list_line(FILE *f, const char *kind, const char *a, const char *b,
+	       const char *c, const char *args);
+
 #endif /* SCRY_LIST_H */

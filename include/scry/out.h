@@ -57,13 +57,6 @@ int out_quantize(FILE *f, const __u64 slots[SCRY_NBUCKETS]);
 int out_lquantize(FILE *f, const __u64 slots[SCRY_NBUCKETS],
 		  __s64 low, __s64 high, __s64 step);
 
-/*
- * Length of the well-formed UTF-8 sequence at @p (no overlongs,
- * surrogates or code points above U+10FFFF), its code point in @cp; 0 if
- * there is none. A NUL ends a sequence early: never reads past the string.
- */
-size_t out_utf8_len(const unsigned char *p, unsigned int *cp);
-
 /* 1536 -> "1.5 KiB": binary units, one decimal, plain below 1024. */
 void out_human(__u64 v, char *buf, size_t len);
 
