@@ -23,7 +23,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <scry/array.h>
+#include <scry/elf.h>
+#include <scry/fsafe.h>
 #include <scry/hint.h>
+#include <scry/proc.h>
 #include <scry/resolve.h>
 
 #if defined(__x86_64__)
@@ -157,18 +161,12 @@ static int elf_sniff(const char *path, bool native)
 	ssize_t got;
 	int fd, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = fsafe_open(path, NULL, &st);
+	if (fd == -EPERM)	/* not a regular file */
+		return !stat(path, &st) && S_ISDIR(st.st_mode) ? -EISDIR :
+		       -ENOEXEC;
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return S_ISDIR(st.st_mode) ? -EISDIR : -ENOEXEC;
-	}
+		return fd;
 	got = pread(fd, h, sizeof(h), 0);
 	err = got < 0 ? -errno : 0;
 	close(fd);
@@ -239,15 +237,8 @@ struct cands {
 
 static int cands_add(struct cands *c, int rank, const char *path)
 {
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		struct cand *v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->v = v;
-		c->cap = cap;
-	}
+	if (array_ensure(&c->v, &c->cap, sizeof(*c->v), c->n + 1))
+		return -ENOMEM;
 	c->v[c->n].path = strdup(path);
 	if (!c->v[c->n].path)
 		return -ENOMEM;
@@ -295,13 +286,12 @@ static int slurp(const char *file, char **buf, size_t *len)
 	size_t off = 0;
 	int fd, err = 0;
 
-	fd = open(file, O_RDONLY | O_CLOEXEC);
+	fd = fsafe_open(file, &(struct fsafe_rules){ .max_size = 1 << 28 },
+			&st);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		err = -errno;
-	else if (st.st_size <= 0 || st.st_size > (1 << 28))
-		err = st.st_size <= 0 ? -EBADMSG : -EFBIG;
+		return fd;
+	if (st.st_size <= 0)
+		err = -EBADMSG;
 	if (err) {
 		close(fd);
 		return err;
@@ -523,56 +513,29 @@ static int search_path(const char *prog, char *path, size_t pathlen)
 /* Unique file paths that /proc/@pid/maps shows, in order. */
 static int maps_files(int pid, char ***files, size_t *nfiles)
 {
-	char mp[64], *line = NULL, **v = NULL;
-	size_t cap = 0, n = 0, vcap = 0, i;
-	ssize_t len;
-	FILE *f;
-	int err = 0;
+	struct proc_map *m;
+	size_t nm, n = 0, cap = 0, i, k;
+	char **v = NULL;
+	int err;
 
-	snprintf(mp, sizeof(mp), "/proc/%d/maps", pid);
-	f = fopen(mp, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while ((len = getline(&line, &cap, f)) > 0) {
-		char *p = line;
-		int field;
-
-		if (line[len - 1] == '\n')
-			line[--len] = '\0';
-		/* address perms offset dev inode path */
-		for (field = 0; field < 5 && *p; field++) {
-			p += strcspn(p, " ");
-			p += strspn(p, " ");
-		}
-		if (*p != '/')
+	err = proc_maps_read(pid, 0, &m, &nm);
+	if (err)
+		return err;
+	for (i = 0; i < nm && !err; i++) {
+		if (!m[i].path || m[i].path[0] != '/')
 			continue;
-		len = (ssize_t)strlen(p);
-		if (len > 10 && !strcmp(p + len - 10, " (deleted)"))
-			p[len - 10] = '\0';
-		for (i = 0; i < n && strcmp(v[i], p); i++)
+		for (k = 0; k < n && strcmp(v[k], m[i].path); k++)
 			;
-		if (i < n)
+		if (k < n)
 			continue;
-		if (n == vcap) {
-			size_t nc = vcap ? vcap * 2 : 16;
-			char **nv = realloc(v, nc * sizeof(*nv));
-
-			if (!nv) {
-				err = -ENOMEM;
-				break;
-			}
-			v = nv;
-			vcap = nc;
+		err = array_ensure(&v, &cap, sizeof(*v), n + 1);
+		if (!err) {
+			v[n] = m[i].path;	/* moved */
+			m[i].path = NULL;
+			n++;
 		}
-		v[n] = strdup(p);
-		if (!v[n]) {
-			err = -ENOMEM;
-			break;
-		}
-		n++;
 	}
-	free(line);
-	fclose(f);
+	proc_maps_free(m, nm);
 	if (err) {
 		for (i = 0; i < n; i++)
 			free(v[i]);
@@ -680,246 +643,53 @@ int resolve_lib(const char *lib, int pid, char *path, size_t pathlen,
 
 /* ---- ELF files ----------------------------------------------------------- */
 
-struct elf {
+/* Open @path as an ELF file; the reason goes to @msg on failure. */
+static struct elf_file *open_elf(const char *path, struct sbuf *msg, int *err)
+{
+	struct elf_file *f;
 	int fd;
-	Elf *e;
-	GElf_Ehdr eh;
-	const char *path;
-};
 
-static int elf_open(struct elf *f, const char *path, struct sbuf *msg)
-{
-	static bool inited;
-	int err;
-
-	if (!inited) {
-		if (elf_version(EV_CURRENT) == EV_NONE) {
-			sb_add(msg, "libelf: %s", elf_errmsg(-1));
-			return -EINVAL;
-		}
-		inited = true;
+	fd = fsafe_open(path, NULL, NULL);
+	if (fd < 0) {
+		*err = fd == -EPERM ? -ENOEXEC : fd;
+		if (fd == -EPERM)
+			sb_add(msg, "'%s' is not an ELF file", path);
+		else
+			sb_add(msg, "cannot open '%s': %s", path, strerror(-fd));
+		return NULL;
 	}
-	f->path = path;
-	f->e = NULL;
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0) {
-		err = -errno;
-		sb_add(msg, "cannot open '%s': %s", path, strerror(errno));
-		return err;
-	}
-	f->e = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
-	if (!f->e || elf_kind(f->e) != ELF_K_ELF || !gelf_getehdr(f->e, &f->eh)) {
+	f = elf_file_open(fd, path);
+	close(fd);
+	if (!f) {
+		*err = errno == ENOMEM ? -ENOMEM : -ENOEXEC;
 		sb_add(msg, "'%s' is not an ELF file", path);
-		if (f->e)
-			elf_end(f->e);
-		close(f->fd);
-		f->e = NULL;
-		f->fd = -1;
-		return -ENOEXEC;
 	}
-	return 0;
+	return f;
 }
 
-static void elf_close(struct elf *f)
-{
-	if (f->e)
-		elf_end(f->e);
-	if (f->fd >= 0)
-		close(f->fd);
-	f->e = NULL;
-	f->fd = -1;
-}
-
-/* Virtual address -> file offset through the PT_LOAD holding it. */
-static int vaddr_to_off(struct elf *f, __u64 addr, __u64 *off)
-{
-	size_t n, i;
-
-	if (elf_getphdrnum(f->e, &n))
-		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(f->e, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (addr >= ph.p_vaddr && addr - ph.p_vaddr < ph.p_filesz) {
-			*off = addr - ph.p_vaddr + ph.p_offset;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-/* A function symbol of .symtab or .dynsym. Strings point into libelf's. */
-struct sym {
-	const char *name;	/* as stored: "foo" or (.symtab) "foo@@V1" */
-	const char *ver;	/* "V1", NULL when unversioned */
-	size_t baselen;		/* length of "foo" */
-	__u64 value;
-	bool defined;
-	bool deflt;		/* unversioned or the default version */
-	bool local;
-	bool ifunc;		/* STT_GNU_IFUNC: value is the resolver's */
-	unsigned int order;
-};
-
+/* The function symbols of .symtab, then .dynsym, in file order. */
 struct syms {
-	struct sym *v;
+	struct elf_sym *v;
 	size_t n, cap;
 };
 
-static int syms_push(struct syms *s, const struct sym *sym)
+static int load_syms(struct elf_file *f, struct syms *s)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 1024;
-		struct sym *v = realloc(s->v, cap * sizeof(*v));
+	struct elf_sym_iter *it;
+	struct elf_sym sym;
+	int ret;
 
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
+	it = elf_sym_iter_new(f, ELF_SYMS_SYMTAB | ELF_SYMS_DYNSYM);
+	if (!it)
+		return -ENOMEM;
+	while ((ret = elf_sym_iter_next(it, &sym)) > 0) {
+		ret = array_ensure(&s->v, &s->cap, sizeof(*s->v), s->n + 1);
+		if (ret)
+			break;
+		s->v[s->n++] = sym;
 	}
-	s->v[s->n] = *sym;
-	s->v[s->n].order = (unsigned int)s->n;
-	s->n++;
-	return 0;
-}
-
-/* Version names of .gnu.version_d, indexed by vd_ndx. */
-struct verdefs {
-	const char **name;
-	size_t n;
-};
-
-static int load_verdefs(struct elf *f, Elf_Scn *scn, GElf_Shdr *sh,
-			struct verdefs *vd)
-{
-	Elf_Data *d = elf_getdata(scn, NULL);
-	GElf_Verdef def;
-	GElf_Verdaux aux;
-	size_t off, i, max = 0;
-	int pass;
-
-	if (!d)
-		return 0;
-	for (pass = 0; pass < 2; pass++) {
-		off = 0;
-		for (i = 0; i < sh->sh_info; i++) {
-			if (off > INT_MAX || !gelf_getverdef(d, (int)off, &def))
-				break;
-			if (pass == 0 && def.vd_ndx > max)
-				max = def.vd_ndx;
-			if (pass == 1 && def.vd_cnt &&
-			    off + def.vd_aux <= INT_MAX &&
-			    gelf_getverdaux(d, (int)(off + def.vd_aux), &aux))
-				vd->name[def.vd_ndx] = elf_strptr(f->e,
-						sh->sh_link, aux.vda_name);
-			if (!def.vd_next)
-				break;
-			off += def.vd_next;
-		}
-		if (pass == 0) {
-			vd->name = calloc(max + 1, sizeof(*vd->name));
-			if (!vd->name)
-				return -ENOMEM;
-			vd->n = max + 1;
-		}
-	}
-	return 0;
-}
-
-static int load_table(struct elf *f, Elf_Scn *scn, GElf_Shdr *sh,
-		      Elf_Data *versym, const struct verdefs *vd,
-		      struct syms *s)
-{
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t i, n;
-	int err;
-
-	if (!d || !sh->sh_entsize)
-		return 0;
-	n = sh->sh_size / sh->sh_entsize;
-	for (i = 0; i < n && i <= INT_MAX; i++) {
-		struct sym sym = { 0 };
-		GElf_Versym vs;
-		GElf_Sym st;
-		const char *at;
-		int type;
-
-		if (!gelf_getsym(d, (int)i, &st))
-			break;
-		type = GELF_ST_TYPE(st.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
-			continue;
-		sym.name = elf_strptr(f->e, sh->sh_link, st.st_name);
-		if (!sym.name || !*sym.name)
-			continue;
-		sym.value = st.st_value;
-		sym.defined = st.st_shndx != SHN_UNDEF && st.st_value != 0;
-		sym.local = GELF_ST_BIND(st.st_info) == STB_LOCAL;
-		sym.ifunc = type == STT_GNU_IFUNC;
-		sym.deflt = true;
-		sym.baselen = strlen(sym.name);
-		at = strchr(sym.name, '@');
-		if (at) {
-			/* .symver names kept literally in .symtab */
-			sym.baselen = (size_t)(at - sym.name);
-			sym.deflt = at[1] == '@';
-			sym.ver = at + 1 + sym.deflt;
-		} else if (versym && gelf_getversym(versym, (int)i, &vs)) {
-			unsigned int ndx = vs & 0x7fff;
-
-			if (ndx > 1 && ndx < vd->n && vd->name[ndx]) {
-				sym.ver = vd->name[ndx];
-				sym.deflt = !(vs & 0x8000);
-			}
-		}
-		err = syms_push(s, &sym);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* The function symbols of .symtab, then .dynsym. */
-static int load_syms(struct elf *f, struct syms *s)
-{
-	Elf_Scn *scn, *dynsym = NULL, *symtab = NULL, *verdef = NULL;
-	Elf_Data *versym = NULL;
-	struct verdefs vd = { 0 };
-	GElf_Shdr sh, dsh, ssh;
-	int err = 0;
-
-	for (scn = NULL; (scn = elf_nextscn(f->e, scn));) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		switch (sh.sh_type) {
-		case SHT_SYMTAB:
-			symtab = scn;
-			ssh = sh;
-			break;
-		case SHT_DYNSYM:
-			dynsym = scn;
-			dsh = sh;
-			break;
-		case SHT_GNU_versym:
-			versym = elf_getdata(scn, NULL);
-			break;
-		case SHT_GNU_verdef:
-			verdef = scn;
-			err = load_verdefs(f, scn, &sh, &vd);
-			break;
-		}
-		if (err)
-			break;
-	}
-	if (!err && symtab)
-		err = load_table(f, symtab, &ssh, NULL, &vd, s);
-	if (!err && dynsym)
-		err = load_table(f, dynsym, &dsh, verdef ? versym : NULL,
-				 &vd, s);
-	free(vd.name);
-	return err;
+	elf_sym_iter_free(it);
+	return ret;
 }
 
 /* A user's function name: "foo", "foo@V" or "foo@@V". */
@@ -944,12 +714,12 @@ static void parse_query(const char *func, struct query *q)
 	}
 }
 
-static bool base_is(const struct sym *s, const char *base, size_t len)
+static bool base_is(const struct elf_sym *s, const char *base, size_t len)
 {
 	return s->baselen == len && !memcmp(s->name, base, len);
 }
 
-static bool sym_matches(const struct sym *s, const struct query *q)
+static bool sym_matches(const struct elf_sym *s, const struct query *q)
 {
 	if (!base_is(s, q->base, q->baselen))
 		return false;
@@ -959,9 +729,9 @@ static bool sym_matches(const struct sym *s, const struct query *q)
 }
 
 /* Lower is better among definitions of one name. */
-static int sym_score(const struct sym *s)
+static int sym_score(const struct elf_sym *s)
 {
-	return (s->deflt ? 0 : 2) + (s->local ? 1 : 0);
+	return (s->deflt ? 0 : 2) + (s->bind == STB_LOCAL ? 1 : 0);
 }
 
 static void func_not_found(const struct syms *s, const struct query *q,
@@ -974,7 +744,7 @@ static void func_not_found(const struct syms *s, const struct query *q,
 	size_t k;
 
 	for (k = 0; k < s->n; k++) {
-		const struct sym *sym = &s->v[k];
+		const struct elf_sym *sym = &s->v[k];
 
 		if (!base_is(sym, q->base, q->baselen))
 			continue;
@@ -988,7 +758,7 @@ static void func_not_found(const struct syms *s, const struct query *q,
 		/* the name exists, in other versions than the one asked */
 		sb_add(msg, "; it has:");
 		for (k = 0, i = 0; k < s->n && i < MAX_FUNC_HINTS; k++) {
-			const struct sym *sym = &s->v[k];
+			const struct elf_sym *sym = &s->v[k];
 
 			if (!sym->defined ||
 			    !base_is(sym, q->base, q->baselen))
@@ -1006,7 +776,7 @@ static void func_not_found(const struct syms *s, const struct query *q,
 	}
 	limit = hint_limit(q->baselen);
 	for (k = 0; k < s->n; k++) {
-		const struct sym *sym = &s->v[k];
+		const struct elf_sym *sym = &s->v[k];
 		int d;
 
 		if (!sym->defined)
@@ -1036,7 +806,7 @@ static void func_not_found(const struct syms *s, const struct query *q,
  * RTLD_NOLOAD: nothing new is loaded; only the resolver of a library
  * already loaded here runs (dlsym calls it).
  */
-static int ifunc_target(const char *path, const struct sym *sym, __u64 *vaddr)
+static int ifunc_target(const char *path, const struct elf_sym *sym, __u64 *vaddr)
 {
 	struct link_map *lm = NULL, *at = NULL;
 	char base[LEV_MAX + 1];
@@ -1044,7 +814,7 @@ static int ifunc_target(const char *path, const struct sym *sym, __u64 *vaddr)
 	void *h, *addr;
 	int err = -ENOENT;
 
-	if (sym->local || sym->baselen > LEV_MAX)
+	if (sym->bind == STB_LOCAL || sym->baselen > LEV_MAX)
 		return -ENOENT;	/* dlsym sees only global symbols */
 	memcpy(base, sym->name, sym->baselen);
 	base[sym->baselen] = '\0';
@@ -1065,24 +835,25 @@ out:
 }
 
 /* File offset of @sym's code (an IFUNC's chosen implementation if known). */
-static int sym_offset(struct elf *f, const struct sym *sym, __u64 *off)
+static int sym_offset(struct elf_file *f, const struct elf_sym *sym,
+		      __u64 *off)
 {
 	__u64 vaddr;
 
-	if (sym->ifunc && !ifunc_target(f->path, sym, &vaddr) &&
-	    !vaddr_to_off(f, vaddr, off))
+	if (sym->ifunc && !ifunc_target(elf_file_name(f), sym, &vaddr) &&
+	    !elf_file_vaddr_to_off(f, vaddr, off))
 		return 0;
-	return vaddr_to_off(f, sym->value, off);
+	return elf_file_vaddr_to_off(f, sym->value, off) ? -EINVAL : 0;
 }
 
 int resolve_func(const char *path, const char *func, __u64 *offset,
 		 char *err, size_t errlen)
 {
 	struct syms s = { 0 };
-	const struct sym *best = NULL;
+	const struct elf_sym *best = NULL;
 	struct query q;
 	struct sbuf msg;
-	struct elf f;
+	struct elf_file *f;
 	size_t k;
 	int ret;
 
@@ -1091,10 +862,10 @@ int resolve_func(const char *path, const char *func, __u64 *offset,
 		sb_add(&msg, "empty function name");
 		return -EINVAL;
 	}
-	ret = elf_open(&f, path, &msg);
-	if (ret)
+	f = open_elf(path, &msg, &ret);
+	if (!f)
 		return ret;
-	ret = load_syms(&f, &s);
+	ret = load_syms(f, &s);
 	if (ret) {
 		sb_add(&msg, "cannot read symbols of '%s': %s", path,
 		       strerror(-ret));
@@ -1102,7 +873,7 @@ int resolve_func(const char *path, const char *func, __u64 *offset,
 	}
 	parse_query(func, &q);
 	for (k = 0; k < s.n; k++) {
-		const struct sym *sym = &s.v[k];
+		const struct elf_sym *sym = &s.v[k];
 
 		if (!sym->defined || !sym_matches(sym, &q))
 			continue;
@@ -1114,14 +885,14 @@ int resolve_func(const char *path, const char *func, __u64 *offset,
 		ret = -ENOENT;
 		goto out;
 	}
-	ret = sym_offset(&f, best, offset);
+	ret = sym_offset(f, best, offset);
 	if (ret)
 		sb_add(&msg, "function '%s' at 0x%llx is outside the loadable segments of %s",
 		       func, (unsigned long long)best->value,
 		       base_name(path));
 out:
 	free(s.v);
-	elf_close(&f);
+	elf_file_free(f);
 	return ret;
 }
 
@@ -1129,8 +900,8 @@ out:
 
 static int sym_name_cmp(const void *a, const void *b)
 {
-	const struct sym *x = *(const struct sym *const *)a;
-	const struct sym *y = *(const struct sym *const *)b;
+	const struct elf_sym *x = *(const struct elf_sym *const *)a;
+	const struct elf_sym *y = *(const struct elf_sym *const *)b;
 	size_t n = x->baselen < y->baselen ? x->baselen : y->baselen;
 	int c = memcmp(x->name, y->name, n);
 
@@ -1140,7 +911,7 @@ static int sym_name_cmp(const void *a, const void *b)
 		return x->baselen < y->baselen ? -1 : 1;
 	if (sym_score(x) != sym_score(y))
 		return sym_score(x) < sym_score(y) ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
+	return x < y ? -1 : x > y;	/* file order */
 }
 
 void resolve_funcs_free(struct resolve_func *f, size_t n)
@@ -1158,19 +929,19 @@ int resolve_funcs(const char *path, const char *glob,
 		  struct resolve_func **out, size_t *n)
 {
 	struct resolve_func *res = NULL;
-	const struct sym **pick = NULL;
+	const struct elf_sym **pick = NULL;
 	struct syms s = { 0 };
 	size_t k, np = 0, nr = 0;
 	char name[1024];
-	struct elf f;
+	struct elf_file *f;
 	int ret;
 
 	*out = NULL;
 	*n = 0;
-	ret = elf_open(&f, path, NULL);
-	if (ret)
+	f = open_elf(path, NULL, &ret);
+	if (!f)
 		return ret;
-	ret = load_syms(&f, &s);
+	ret = load_syms(f, &s);
 	if (ret)
 		goto out;
 	pick = malloc((s.n ? s.n : 1) * sizeof(*pick));
@@ -1179,7 +950,7 @@ int resolve_funcs(const char *path, const char *glob,
 		goto out;
 	}
 	for (k = 0; k < s.n; k++) {
-		const struct sym *sym = &s.v[k];
+		const struct elf_sym *sym = &s.v[k];
 
 		if (!sym->defined || sym->baselen >= sizeof(name))
 			continue;
@@ -1196,13 +967,13 @@ int resolve_funcs(const char *path, const char *glob,
 		goto out;
 	}
 	for (k = 0; k < np; k++) {
-		const struct sym *sym = pick[k];
+		const struct elf_sym *sym = pick[k];
 		__u64 off;
 
 		if (nr && !strncmp(res[nr - 1].name, sym->name, sym->baselen) &&
 		    res[nr - 1].name[sym->baselen] == '\0')
 			continue;	/* another definition of the same name */
-		if (sym_offset(&f, sym, &off))
+		if (sym_offset(f, sym, &off))
 			continue;
 		res[nr].name = strndup(sym->name, sym->baselen);
 		if (!res[nr].name) {
@@ -1222,7 +993,7 @@ out:
 	resolve_funcs_free(res, nr);
 	free(pick);
 	free(s.v);
-	elf_close(&f);
+	elf_file_free(f);
 	return ret;
 }
 
@@ -1240,10 +1011,11 @@ void resolve_usdts_free(struct resolve_usdt *u, size_t n)
 	free(u);
 }
 
-static __u64 read_addr(const struct elf *f, const unsigned char *p)
+static __u64 read_addr(const struct elf_file *f, const unsigned char *p)
 {
-	bool le = f->eh.e_ident[EI_DATA] == ELFDATA2LSB;
-	int size = f->eh.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4, i;
+	const GElf_Ehdr *eh = elf_file_ehdr(f);
+	bool le = eh->e_ident[EI_DATA] == ELFDATA2LSB;
+	int size = eh->e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4, i;
 	__u64 v = 0;
 
 	for (i = 0; i < size; i++)
@@ -1264,12 +1036,14 @@ static int usdt_cmp(const void *a, const void *b)
 }
 
 /* All the stapsdt notes of @f matching the globs, sorted. */
-static int load_usdts(struct elf *f, const char *pglob, const char *nglob,
+static int load_usdts(struct elf_file *f, const char *pglob, const char *nglob,
 		      struct resolve_usdt **out, size_t *nout)
 {
 	struct resolve_usdt *v = NULL;
 	size_t n = 0, cap = 0, shstrndx;
-	size_t asz = f->eh.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+	size_t asz = elf_file_ehdr(f)->e_ident[EI_CLASS] == ELFCLASS64 ? 8 :
+		     4;
+	Elf *e = elf_file_elf(f);
 	__u64 base_addr = 0;
 	bool have_base = false;
 	Elf_Scn *scn;
@@ -1278,20 +1052,20 @@ static int load_usdts(struct elf *f, const char *pglob, const char *nglob,
 
 	*out = NULL;
 	*nout = 0;
-	if (elf_getshdrstrndx(f->e, &shstrndx))
+	if (elf_getshdrstrndx(e, &shstrndx))
 		return 0;
-	for (scn = NULL; (scn = elf_nextscn(f->e, scn));) {
+	for (scn = NULL; (scn = elf_nextscn(e, scn));) {
 		const char *sn;
 
 		if (!gelf_getshdr(scn, &sh))
 			continue;
-		sn = elf_strptr(f->e, shstrndx, sh.sh_name);
+		sn = elf_strptr(e, shstrndx, sh.sh_name);
 		if (sn && !strcmp(sn, ".stapsdt.base")) {
 			base_addr = sh.sh_addr;
 			have_base = true;
 		}
 	}
-	for (scn = NULL; !err && (scn = elf_nextscn(f->e, scn));) {
+	for (scn = NULL; !err && (scn = elf_nextscn(e, scn));) {
 		size_t off = 0, next, name_off, desc_off;
 		const char *sn;
 		Elf_Data *d;
@@ -1299,7 +1073,7 @@ static int load_usdts(struct elf *f, const char *pglob, const char *nglob,
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
-		sn = elf_strptr(f->e, shstrndx, sh.sh_name);
+		sn = elf_strptr(e, shstrndx, sh.sh_name);
 		if (!sn || strcmp(sn, ".note.stapsdt"))
 			continue;
 		d = elf_getdata(scn, NULL);
@@ -1338,22 +1112,13 @@ static int load_usdts(struct elf *f, const char *pglob, const char *nglob,
 				if (u.semaphore)
 					u.semaphore += base_addr - note_base;
 			}
-			if (vaddr_to_off(f, u.pc, &u.offset))
+			if (elf_file_vaddr_to_off(f, u.pc, &u.offset))
 				u.offset = 0;
 			u.provider = strdup(prov);
 			u.name = strdup(name);
 			u.args = strdup(args);
-			if (n == cap) {
-				size_t nc = cap ? cap * 2 : 16;
-				struct resolve_usdt *nv =
-					realloc(v, nc * sizeof(*nv));
-
-				if (nv) {
-					v = nv;
-					cap = nc;
-				}
-			}
-			if (!u.provider || !u.name || !u.args || n == cap) {
+			if (!u.provider || !u.name || !u.args ||
+			    array_ensure(&v, &cap, sizeof(*v), n + 1)) {
 				free(u.provider);
 				free(u.name);
 				free(u.args);
@@ -1377,16 +1142,16 @@ static int load_usdts(struct elf *f, const char *pglob, const char *nglob,
 int resolve_usdts(const char *path, const char *provider, const char *name,
 		  struct resolve_usdt **out, size_t *n)
 {
-	struct elf f;
+	struct elf_file *f;
 	int ret;
 
 	*out = NULL;
 	*n = 0;
-	ret = elf_open(&f, path, NULL);
-	if (ret)
+	f = open_elf(path, NULL, &ret);
+	if (!f)
 		return ret;
-	ret = load_usdts(&f, provider, name, out, n);
-	elf_close(&f);
+	ret = load_usdts(f, provider, name, out, n);
+	elf_file_free(f);
 	return ret;
 }
 
@@ -1398,7 +1163,7 @@ int resolve_usdt_check(const char *path, const char *provider,
 	char want[512], **full = NULL;
 	size_t n = 0, k, nfull = 0;
 	struct sbuf msg;
-	struct elf f;
+	struct elf_file *f;
 	int ret, nh = 0, i;
 
 	sb_init(&msg, err, errlen);
@@ -1406,11 +1171,11 @@ int resolve_usdt_check(const char *path, const char *provider,
 		sb_add(&msg, "USDT probes are named PROVIDER:NAME");
 		return -EINVAL;
 	}
-	ret = elf_open(&f, path, &msg);
-	if (ret)
+	f = open_elf(path, &msg, &ret);
+	if (!f)
 		return ret;
-	ret = load_usdts(&f, NULL, NULL, &u, &n);
-	elf_close(&f);
+	ret = load_usdts(f, NULL, NULL, &u, &n);
+	elf_file_free(f);
 	if (ret) {
 		sb_add(&msg, "cannot read USDT notes of '%s': %s", path,
 		       strerror(-ret));

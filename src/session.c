@@ -95,7 +95,8 @@ static int on_notice(void *ctx, void *data, size_t len)
 		  "mappings changed" : "first seen", err ? strerror(-err) :
 		  "mappings read");
 	if (s->unwind)
-		unwind_store_pid(s->unwind, n->pid);	/* gone: FP is all */
+		unwind_store_pid(s->unwind, n->pid,	/* gone: FP is all */
+				 syms_addrspace(s->syms, n->pid));
 	return 0;
 }
 
@@ -433,7 +434,8 @@ static int unwind_start(struct session *s)
 		return -errno;
 	}
 	for (i = 0; i < s->o->npids; i++)
-		unwind_store_pid(s->unwind, s->o->pids[i]);
+		unwind_store_pid(s->unwind, s->o->pids[i],
+				 syms_addrspace(s->syms, s->o->pids[i]));
 	return 0;
 }
 

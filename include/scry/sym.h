@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Symbolization: kernel addresses through /proc/kallsyms, user addresses
- * through each process's mappings captured when the pid is first seen,
- * ELF .symtab/.dynsym, build-id and .gnu_debuglink debug files, the vDSO.
- * Symbol tables are loaded once per file (build-id, else dev+inode) and
- * shared by every process that maps the file.
+ * Symbolization: kernel addresses through /proc/kallsyms (ksym.c), user
+ * addresses through each process's mappings (addrspace.c) and the file
+ * cache (obj.c: symbols, debug files, DWARF), JIT code through
+ * /tmp/perf-PID.map (jitmap.c), C++ names demangled (demangle.c).
+ * Everything a file yields is read once and shared by every process
+ * that maps the file.
  */
 #ifndef SCRY_SYM_H
 #define SCRY_SYM_H
@@ -14,6 +15,9 @@
 
 struct syms;
 struct report_frame;
+struct obj;
+struct obj_cache;
+struct addrspace;
 
 /* Options, set once after syms_new(). */
 #define SYMS_LINES	(1U << 0)	/* fill report_frame.file/line */
@@ -22,6 +26,9 @@ struct report_frame;
 struct syms *syms_new(void);
 void syms_set_flags(struct syms *s, unsigned flags);
 void syms_free(struct syms *s);
+
+/* The file cache the symbolizer fills (to share with the unwinder). */
+struct obj_cache *syms_objs(struct syms *s);
 
 /*
  * Snapshot the mappings of @pid now (and keep the mapped files open, so
@@ -37,6 +44,18 @@ int syms_add_pid(struct syms *s, int pid);
  * gone the old snapshot stays. Returns 0 or -errno.
  */
 int syms_refresh_pid(struct syms *s, int pid);
+
+/*
+ * Record one mapping of @pid without reading /proc (a record from a BPF
+ * event): [@start, @end) maps @o (NULL: an unknown file) from file
+ * offset @pgoff. It replaces what it covers. A pid not known yet is
+ * created without a /proc read. Returns 0 or -errno.
+ */
+int syms_add_mapping(struct syms *s, int pid, __u64 start, __u64 end,
+		     __u64 pgoff, struct obj *o);
+
+/* The mappings known for @pid, or NULL. */
+const struct addrspace *syms_addrspace(struct syms *s, int pid);
 
 /*
  * Re-read the /tmp/perf-PID.map of every known live process whose map

@@ -2,17 +2,20 @@
 /*
  * DWARF unwind tables for the in-kernel user stack walker.
  *
- * A table is built once per file (key: build-id, else dev+inode) from its
- * .eh_frame (.debug_frame when there is no .eh_frame) with elfutils libdw,
- * compacted into 8-byte rows (include/scry/unwind_abi.h) and shared by
- * every process that maps the file. A store places tables into the BPF
- * maps the walker reads (bpf/unwind.bpf.h) and writes one mapping list per
- * process. docs/UNWIND.md has the whole picture.
+ * A table is built once per file (src/unwind_table.c; the file cache,
+ * obj.c, holds it) from its .eh_frame (.debug_frame when there is no
+ * .eh_frame), compacted into 8-byte rows (include/scry/unwind_abi.h) and
+ * shared by every process that maps the file. A store (src/unwind_store.c)
+ * places tables into the BPF maps the walker reads (bpf/unwind.bpf.h) and
+ * writes one mapping list per process. docs/UNWIND.md has the whole
+ * picture.
  *
  * Typical use, in the frontend:
  *
  *	s = unwind_store_new(&(struct unwind_store_maps){ ...fds, sizes... });
- *	on SCRY_NOTICE_PID / SCRY_NOTICE_MAPS for pid:  unwind_store_pid(s, pid);
+ *	on SCRY_NOTICE_PID / SCRY_NOTICE_MAPS for pid, once the symbolizer
+ *	has read its mappings:
+ *		unwind_store_pid(s, pid, syms_addrspace(syms, pid));
  *	at the end: unwind_store_stats(s), unwind_store_free(s).
  */
 #ifndef SCRY_UNWIND_H
@@ -27,6 +30,8 @@
 /* ---- one file's table ------------------------------------------------ */
 
 struct unwind_table;
+struct elf_file;
+struct addrspace;
 
 struct unwind_stats {
 	size_t fdes;			/* FDEs whose code lies in an executable segment */
@@ -38,16 +43,12 @@ struct unwind_stats {
 };
 
 /*
- * Build the table of the ELF file open at @fd (@fd < 0: open @path; @path
- * is also the name in messages). @fd is not closed. Returns NULL with
- * errno set: ENOENT when the file has no CFI, ENOEXEC when it is not an
- * ELF file, EFBIG when its code lies above 4 GiB, ENOMEM.
+ * Build the table of @f from its .eh_frame (.debug_frame when there is
+ * no .eh_frame). Returns NULL with errno set: ENOENT when the file has
+ * no CFI, ENOEXEC when it is not a 64-bit ELF file, EFBIG when its code
+ * lies above 4 GiB, ENOMEM.
  */
-struct unwind_table *unwind_table_build(const char *path, int fd);
-
-/* The same, from an ELF image in memory (the vDSO). */
-struct unwind_table *unwind_table_build_mem(const char *name,
-					    const void *image, size_t size);
+struct unwind_table *unwind_table_build(const struct elf_file *f);
 
 void unwind_table_free(struct unwind_table *t);
 
@@ -56,20 +57,9 @@ const struct scry_unwind_row *unwind_table_rows(const struct unwind_table *t,
 						size_t *nrows);
 const struct unwind_stats *unwind_table_stats(const struct unwind_table *t);
 
-/* Build-id in hex, else "dev:inode" in hex, else the name. */
-const char *unwind_table_key(const struct unwind_table *t);
-
 /* The row that covers ELF vaddr @pc, or NULL (outside every FDE). */
 const struct scry_unwind_row *unwind_table_find(const struct unwind_table *t,
 						__u64 pc);
-
-/*
- * Load bias of a mapping of this file at @start from file offset @offset
- * (as /proc/PID/maps says): ELF vaddr = address - bias. Returns 0 or
- * -ENOENT when no PT_LOAD covers @offset.
- */
-int unwind_table_bias(const struct unwind_table *t, __u64 start, __u64 offset,
-		      __u64 *bias);
 
 /* Short names for messages: "rsp", "rbp", "plt", ...; "no-mapping", ... */
 const char *unwind_cfa_name(unsigned int cfa);
@@ -77,26 +67,6 @@ const char *unwind_stat_name(unsigned int reason);
 
 /* "NAME: N rows (rsp N, rbp N, ...), N FDEs, N ms" on one line. */
 void unwind_stats_print(FILE *f, const char *name, const struct unwind_stats *st);
-
-/* ---- mappings of a process ------------------------------------------- */
-
-/* One executable mapping from /proc/PID/maps: a file or the vDSO. */
-struct unwind_fmap {
-	__u64 start;
-	__u64 end;
-	__u64 offset;
-	__u64 dev;			/* makedev(major, minor) */
-	__u64 ino;
-	char *path;			/* "[vdso]" for the vDSO */
-};
-
-/*
- * Executable file mappings of @pid (0: this process), sorted by start.
- * Returns the count (>= 0) with *@out malloc'ed, or -errno (-ESRCH when the
- * process is gone). Free with unwind_fmaps_free.
- */
-int unwind_fmaps_read(int pid, struct unwind_fmap **out);
-void unwind_fmaps_free(struct unwind_fmap *m, int n);
 
 /* ---- the store: tables by file, placed into the walker's maps ---------- */
 
@@ -134,15 +104,18 @@ struct unwind_store *unwind_store_new(const struct unwind_store_maps *maps);
 void unwind_store_free(struct unwind_store *s);
 
 /*
- * Read @pid's mappings, build and place the tables it needs (each file
- * once per store), and write its mapping list to unwind_procs. Call on a
+ * Build and place the tables the mappings @as (of process @pid) need,
+ * each file once per store (the files and their identity come from the
+ * file cache), and write @pid's mapping list to unwind_procs. Call on a
  * pid's first notice and again after exec or a new executable mmap.
- * Returns the number of mappings with a table, or -errno.
+ * Returns the number of mappings with a table, or -errno (-ESRCH when
+ * @as is NULL: the process was never read).
  */
-int unwind_store_pid(struct unwind_store *s, int pid);
+int unwind_store_pid(struct unwind_store *s, int pid,
+		     const struct addrspace *as);
 
 /* The mapping list unwind_store_pid writes, without writing it. */
-int unwind_store_proc(struct unwind_store *s, int pid,
+int unwind_store_proc(struct unwind_store *s, const struct addrspace *as,
 		      struct scry_unwind_proc *out);
 
 /* Drop @pid's mapping list (pid exited). */

@@ -26,6 +26,11 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 
+#include <scry/addrspace.h>
+#include <scry/elf.h>
+#include <scry/fsafe.h>
+#include <scry/obj.h>
+#include <scry/proc.h>
 #include <scry/unwind.h>
 #include "check.h"
 
@@ -121,6 +126,35 @@ static int find_libc(struct dl_phdr_info *info, size_t size, void *data)
 	snprintf(libc_path, sizeof(libc_path), "%s", info->dlpi_name);
 	libc_bias = info->dlpi_addr;
 	return 1;
+}
+
+static struct obj_cache *cache;
+static struct addrspace *self_as;	/* this process's code mappings */
+
+/* The table of the file at @path, as the file cache would build it. */
+static struct unwind_table *build_path(const char *path, struct elf_file **ef)
+{
+	struct unwind_table *t;
+	struct elf_file *f;
+	int fd, err;
+
+	fd = fsafe_open(path, NULL, NULL);
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = elf_file_open(fd, path);
+	close(fd);
+	if (!f)
+		return NULL;
+	t = unwind_table_build(f);
+	err = errno;
+	if (ef && t)
+		*ef = f;
+	else
+		elf_file_free(f);
+	errno = err;
+	return t;
 }
 
 static size_t count_cfa(const struct unwind_stats *st, unsigned int cfa)
@@ -352,10 +386,11 @@ out:
 
 /* ---- mappings ---------------------------------------------------------- */
 
-static void test_fmaps(const struct unwind_table *t)
+static void test_fmaps(const struct elf_file *libc)
 {
-	struct unwind_fmap *m;
-	int n, i, found = 0, vdso = 0;
+	struct proc_map *m;
+	size_t n, i;
+	int found = 0, vdso = 0;
 	__u64 bias = 0;
 	struct stat st;
 
@@ -363,21 +398,23 @@ static void test_fmaps(const struct unwind_table *t)
 	if (stat(libc_path, &st))
 		memset(&st, 0, sizeof(st));
 
-	n = unwind_fmaps_read(0, &m);
-	CHECK(n > 0, "read own executable mappings");
+	CHECK_INT(proc_maps_read(0, PROC_MAPS_CODE, &m, &n), 0,
+		  "read own code mappings");
+	CHECK(n > 0, "own code mappings: some");
 	for (i = 0; i < n; i++) {
-		if (!strcmp(m[i].path, "[vdso]"))
+		CHECK(m[i].exec, "only executable mappings listed");
+		if (proc_map_is_vdso(&m[i]))
 			vdso = 1;
 		if (m[i].ino == st.st_ino && m[i].dev == st.st_dev && !found)
-			found = !unwind_table_bias(t, m[i].start, m[i].offset, &bias);
+			found = !elf_file_bias(libc, m[i].start, m[i].pgoff,
+					       &bias);
 	}
 	CHECK(found, "libc's executable mapping listed");
 	/* valgrind maps no vDSO */
 	CHECK(vdso || !getauxval(AT_SYSINFO_EHDR), "vDSO listed");
 	CHECK(bias == libc_bias, "load bias from maps + PT_LOAD = dl_iterate_phdr's");
-	CHECK_INT(unwind_fmaps_read(-1, &m), -ESRCH, "no such pid: -ESRCH");
-	if (n > 0)
-		unwind_fmaps_free(m, n);
+	proc_maps_free(m, n);
+	CHECK_INT(proc_maps_read(-1, 0, &m, &n), -ESRCH, "no such pid: -ESRCH");
 }
 
 /* ---- the walker against backtrace() ------------------------------------ */
@@ -456,7 +493,7 @@ static void load_self(void)
 	int np;
 
 	host_pid = walk_pid = getpid();
-	np = unwind_store_proc(store, host_pid, &host_proc);
+	np = unwind_store_proc(store, self_as, &host_proc);
 	host_rows = unwind_store_rows(store, &host_nrows);
 	host_tinfo = unwind_store_tinfo(store, &host_ntables);
 	CHECK(np >= 3, "own process: tables for the binary, libc and ld.so");
@@ -554,14 +591,27 @@ static void test_errors(void)
 	struct unwind_store *s;
 	struct scry_unwind_proc *p = calloc(1, sizeof(*p));
 
+	char text[] = "/tmp/scry-unwind-text.XXXXXX";
+	int fd = mkstemp(text);
+
 	errno = 0;
-	CHECK(!unwind_table_build("/nonexistent", -1) && errno == ENOENT,
+	CHECK(!build_path("/nonexistent", NULL) && errno == ENOENT,
 	      "missing file: NULL, ENOENT");
-	CHECK(!unwind_table_build("/proc/self/status", -1) && errno == ENOEXEC,
+	CHECK(fd >= 0 && write(fd, "not ELF\n", 8) == 8 &&
+	      !build_path(text, NULL) && errno == ENOEXEC,
 	      "not ELF: NULL, ENOEXEC");
+	if (fd >= 0) {
+		close(fd);
+		unlink(text);
+	}
+	CHECK(!build_path("/proc/self/status", NULL) && errno == EPERM,
+	      "a /proc file is not even opened: NULL, EPERM");
 	/* a store too small for libc: counted, not placed, no crash */
 	s = unwind_store_new(&m);
-	CHECK(s && p && unwind_store_proc(s, 0, p) >= 0, "tiny store: proc still built");
+	CHECK(s && p && unwind_store_proc(s, self_as, p) >= 0,
+	      "tiny store: proc still built");
+	CHECK(s && p && unwind_store_proc(s, NULL, p) == -ESRCH,
+	      "no mappings known: -ESRCH");
 	CHECK(s && unwind_store_stats(s)->rows_full > 0, "tiny store: rows_full counted");
 	unwind_store_free(s);
 	free(p);
@@ -572,21 +622,27 @@ int main(void)
 	struct unwind_store_maps m = { .rows_fd = -1, .max_rows = 1 << 21,
 				       .tables_fd = -1, .max_tables = 512,
 				       .procs_fd = -1 };
+	struct elf_file *libc = NULL;
 	struct unwind_table *t;
 
 	backtrace(bt, 1);	/* load libgcc_s before the maps are read */
 	dl_iterate_phdr(find_libc, NULL);
 	CHECK(libc_path[0] != 0, "libc found");
-	t = unwind_table_build(libc_path, -1);
+	t = build_path(libc_path, &libc);
 	CHECK(t != NULL, "build libc's table");
 	if (!t)
 		return CHECK_DONE();
+	cache = obj_cache_new();
+	self_as = addrspace_new();
+	CHECK(cache && self_as && !addrspace_read(self_as, cache, getpid()),
+	      "own mappings into an address space");
 	unwind_stats_print(stdout, "# libc", unwind_table_stats(t));
 	test_libc_table(t);
 	test_signal_row(t);
 	test_vs_libdw(t);
-	test_fmaps(t);
+	test_fmaps(libc);
 	unwind_table_free(t);
+	elf_file_free(libc);
 
 	store = unwind_store_new(&m);
 	CHECK(store != NULL, "in-memory store");
@@ -594,5 +650,7 @@ int main(void)
 		test_walker();
 	unwind_store_free(store);
 	test_errors();
+	addrspace_free(self_as);
+	obj_cache_free(cache);
 	return CHECK_DONE();
 }

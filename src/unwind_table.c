@@ -25,30 +25,21 @@
 #include <sys/sysmacros.h>
 #include <bpf/bpf.h>
 
+#include <scry/array.h>
+#include <scry/elf.h>
+#include <scry/stop.h>
 #include <scry/unwind.h>
 
 #define REG_RBP		6
 #define REG_RSP		7
 #define REG_RIP		16
-#define PAGE_MASK_4K	(~0xfffULL)
-#define MAX_KEY		64
-
-struct load_seg {
-	__u64 vaddr;
-	__u64 offset;
-	__u64 filesz;
-	__u64 memsz;
-	bool exec;
-};
 
 struct unwind_table {
 	struct scry_unwind_row *rows;
 	size_t nrows;
 	size_t cap;
-	struct load_seg *segs;
-	size_t nsegs;
+	const struct elf_file *elf;	/* while building */
 	struct unwind_stats stats;
-	char key[MAX_KEY];
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -96,92 +87,27 @@ static int rows_push(struct unwind_table *t, struct scry_unwind_row r)
 	return 0;
 }
 
-/* ---- ELF: segments, build-id ------------------------------------------ */
-
-static int read_segs(Elf *e, struct unwind_table *t)
-{
-	size_t n, i;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(e, &n))
-		return -ENOEXEC;
-	t->segs = calloc(n ? n : 1, sizeof(*t->segs));
-	if (!t->segs)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		t->segs[t->nsegs++] = (struct load_seg){
-			.vaddr = ph.p_vaddr, .offset = ph.p_offset,
-			.filesz = ph.p_filesz, .memsz = ph.p_memsz,
-			.exec = ph.p_flags & PF_X,
-		};
-	}
-	return 0;
-}
+/* ---- ELF ---------------------------------------------------------- */
 
 static bool in_exec_seg(const struct unwind_table *t, __u64 pc)
 {
-	size_t i;
+	size_t i, n;
+	const struct elf_seg *g = elf_file_segs(t->elf, &n);
 
-	for (i = 0; i < t->nsegs; i++)
-		if (t->segs[i].exec && pc >= t->segs[i].vaddr &&
-		    pc - t->segs[i].vaddr < t->segs[i].memsz)
+	for (i = 0; i < n; i++)
+		if (g[i].exec && pc >= g[i].vaddr &&
+		    pc - g[i].vaddr < g[i].memsz)
 			return true;
 	return false;
 }
 
-static bool note_build_id(Elf_Data *d, char *hex, size_t len)
+/* A named section with bytes in the file. */
+static Elf_Scn *find_scn(const struct elf_file *f, const char *name,
+			 GElf_Shdr *sh)
 {
-	size_t off = 0, name_off, desc_off, i;
-	GElf_Nhdr nh;
-	const unsigned char *desc;
+	Elf_Scn *scn = elf_file_scn(f, SHT_NULL, name, sh);
 
-	while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-		    memcmp((char *)d->d_buf + name_off, "GNU", 4) ||
-		    !nh.n_descsz || nh.n_descsz * 2 + 1 > len)
-			continue;
-		desc = (const unsigned char *)d->d_buf + desc_off;
-		for (i = 0; i < nh.n_descsz; i++)
-			snprintf(hex + 2 * i, 3, "%02x", desc[i]);
-		return true;
-	}
-	return false;
-}
-
-static bool elf_build_id_hex(Elf *e, char *hex, size_t len)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	Elf_Data *d;
-
-	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (d && note_build_id(d, hex, len))
-			return true;
-	}
-	return false;
-}
-
-static Elf_Scn *find_scn(Elf *e, const char *name, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	const char *n;
-
-	if (elf_getshdrstrndx(e, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS)
-			continue;
-		n = elf_strptr(e, shstrndx, sh->sh_name);
-		if (n && !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
+	return scn && sh->sh_type != SHT_NOBITS ? scn : NULL;
 }
 
 /* ---- FDE enumeration -------------------------------------------------- */
@@ -656,52 +582,52 @@ static int table_rows(const struct cfi_src *srcs, const struct fde *fdes,
  * have both: code built with -fno-asynchronous-unwind-tables -g keeps its
  * CFI in .debug_frame while crt's _start still brings an .eh_frame.
  */
-static int open_eh(Elf *e, struct cfi_src *src)
+static int open_eh(const struct elf_file *f, struct cfi_src *src)
 {
 	GElf_Shdr sh;
-	Elf_Scn *scn = find_scn(e, ".eh_frame", &sh);
+	Elf_Scn *scn = find_scn(f, ".eh_frame", &sh);
 
 	if (!scn || !sh.sh_size)
 		return -ENOENT;
 	src->eh = true;
 	src->sec_addr = sh.sh_addr;
 	src->data = elf_getdata(scn, NULL);
-	src->cfi = dwarf_getcfi_elf(e);
+	src->cfi = dwarf_getcfi_elf(elf_file_elf(f));
 	return src->data && src->cfi ? 0 : -ENOENT;
 }
 
-static int open_debug(Elf *e, struct cfi_src *src, Dwarf **dw)
+static int open_debug(const struct elf_file *f, struct cfi_src *src,
+		      Dwarf **dw)
 {
 	GElf_Shdr sh;
-	Elf_Scn *scn = find_scn(e, ".debug_frame", &sh);
+	Elf_Scn *scn = find_scn(f, ".debug_frame", &sh);
 
 	if (!scn || !sh.sh_size)
 		return -ENOENT;
 	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
 		return -ENOENT;
 	src->data = elf_getdata(scn, NULL);
-	*dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+	*dw = dwarf_begin_elf(elf_file_elf(f), DWARF_C_READ, NULL);
 	src->cfi = *dw ? dwarf_getcfi(*dw) : NULL;
 	return src->data && src->cfi ? 0 : -ENOENT;
 }
 
-static int build(Elf *e, struct unwind_table *t)
+static int build(const struct elf_file *f, struct unwind_table *t)
 {
 	struct cfi_src srcs[CFI_NSRC] = {};
 	struct fde_list l = {};
 	Dwarf *dw = NULL;
 	unsigned int i;
 	size_t n;
-	int err;
+	int err = 0;
 
-	if (elf_kind(e) != ELF_K_ELF || gelf_getclass(e) != ELFCLASS64)
+	if (gelf_getclass(elf_file_elf(f)) != ELFCLASS64)
 		return -ENOEXEC;
-	err = read_segs(e, t);
 	for (i = 0; !err && i < CFI_NSRC; i++) {
 		srcs[i].addr_size = 8;
-		if (!(i == CFI_EH ? open_eh(e, &srcs[i])
-				  : open_debug(e, &srcs[i], &dw)))
-			err = list_fdes(e, &srcs[i], i, t, &l);
+		if (!(i == CFI_EH ? open_eh(f, &srcs[i])
+				  : open_debug(f, &srcs[i], &dw)))
+			err = list_fdes(elf_file_elf(f), &srcs[i], i, t, &l);
 	}
 	n = sort_fdes(l.v, l.n);
 	if (!err && !n)
@@ -722,85 +648,23 @@ static int build(Elf *e, struct unwind_table *t)
 	return err;
 }
 
-static struct unwind_table *build_elf(Elf *e, const char *name,
-				      const struct stat *st)
+struct unwind_table *unwind_table_build(const struct elf_file *f)
 {
 	struct unwind_table *t = calloc(1, sizeof(*t));
 	double t0 = now_ms();
 	int err = -ENOMEM;
 
-	if (t)
-		err = build(e, t);
+	if (t) {
+		t->elf = f;
+		err = build(f, t);
+		t->elf = NULL;
+	}
 	if (err) {
 		unwind_table_free(t);
 		errno = -err;
 		return NULL;
 	}
-	if (!elf_build_id_hex(e, t->key, sizeof(t->key))) {
-		if (st)
-			snprintf(t->key, sizeof(t->key), "%llx:%llx",
-				 (unsigned long long)st->st_dev,
-				 (unsigned long long)st->st_ino);
-		else
-			snprintf(t->key, sizeof(t->key), "%s", name);
-	}
 	t->stats.build_ms = now_ms() - t0;
-	return t;
-}
-
-struct unwind_table *unwind_table_build(const char *path, int fd)
-{
-	struct unwind_table *t;
-	struct stat st;
-	bool own = fd < 0;
-	Elf *e;
-	int err;
-
-	elf_version(EV_CURRENT);
-	if (own)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e) {
-		t = NULL;
-		err = ENOEXEC;
-	} else {
-		t = build_elf(e, path, fstat(fd, &st) ? NULL : &st);
-		err = errno;
-		elf_end(e);
-	}
-	if (own)
-		close(fd);
-	errno = err;
-	return t;
-}
-
-struct unwind_table *unwind_table_build_mem(const char *name, const void *image,
-					    size_t size)
-{
-	struct unwind_table *t;
-	void *copy;
-	Elf *e;
-	int err;
-
-	elf_version(EV_CURRENT);
-	/* elf_memory may write (section conversion): work on a copy */
-	copy = malloc(size);
-	if (!copy)
-		return NULL;
-	memcpy(copy, image, size);
-	e = elf_memory(copy, size);
-	if (!e) {
-		free(copy);
-		errno = ENOEXEC;
-		return NULL;
-	}
-	t = build_elf(e, name, NULL);
-	err = errno;
-	elf_end(e);
-	free(copy);
-	errno = err;
 	return t;
 }
 
@@ -809,7 +673,6 @@ void unwind_table_free(struct unwind_table *t)
 	if (!t)
 		return;
 	free(t->rows);
-	free(t->segs);
 	free(t);
 }
 
@@ -823,11 +686,6 @@ const struct scry_unwind_row *unwind_table_rows(const struct unwind_table *t,
 const struct unwind_stats *unwind_table_stats(const struct unwind_table *t)
 {
 	return &t->stats;
-}
-
-const char *unwind_table_key(const struct unwind_table *t)
-{
-	return t->key;
 }
 
 /* Last row at or before @pc: the same search the BPF walker does. */
@@ -847,26 +705,6 @@ const struct scry_unwind_row *unwind_table_find(const struct unwind_table *t,
 			hi = mid;
 	}
 	return t->rows[lo].cfa == SCRY_UNWIND_CFA_NONE ? NULL : &t->rows[lo];
-}
-
-int unwind_table_bias(const struct unwind_table *t, __u64 start, __u64 offset,
-		      __u64 *bias)
-{
-	const struct load_seg *best = NULL;
-	size_t i;
-
-	for (i = 0; i < t->nsegs; i++) {
-		const struct load_seg *s = &t->segs[i];
-
-		if ((s->offset & PAGE_MASK_4K) <= offset &&
-		    offset < s->offset + (s->filesz ? s->filesz : 1) &&
-		    (!best || (s->exec && !best->exec)))
-			best = s;
-	}
-	if (!best)
-		return -ENOENT;
-	*bias = start - (best->vaddr - best->offset + offset);
-	return 0;
 }
 
 const char *unwind_cfa_name(unsigned int cfa)
@@ -911,466 +749,3 @@ void unwind_stats_print(FILE *f, const char *name, const struct unwind_stats *st
 		st->rbp_saved, st->rbp_lost, st->fdes, st->build_ms);
 }
 
-/* ---- /proc/PID/maps --------------------------------------------------- */
-
-static int fmap_cmp(const void *a, const void *b)
-{
-	const struct unwind_fmap *x = a, *y = b;
-
-	return (x->start > y->start) - (x->start < y->start);
-}
-
-/* One maps line -> @m when it is an executable file or the vDSO. */
-static bool parse_line(const char *line, struct unwind_fmap *m)
-{
-	unsigned long long start, end, off, ino;
-	unsigned int maj, min;
-	char perms[5];
-	int pos = 0;
-	const char *path;
-	size_t len;
-
-	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &start, &end,
-		   perms, &off, &maj, &min, &ino, &pos) < 7 || !pos ||
-	    perms[2] != 'x')
-		return false;
-	path = line + pos;
-	len = strcspn(path, "\n");
-	if (!(path[0] == '/' && ino) && strncmp(path, "[vdso]", len ? len : 1))
-		return false;
-	m->path = strndup(path, len);
-	if (!m->path)
-		return false;
-	m->start = start;
-	m->end = end;
-	m->offset = off;
-	m->dev = makedev(maj, min);
-	m->ino = ino;
-	return true;
-}
-
-int unwind_fmaps_read(int pid, struct unwind_fmap **out)
-{
-	struct unwind_fmap *v = NULL, m;
-	char path[32], *line = NULL;
-	size_t lcap = 0;
-	int n = 0, cap = 0, err = 0;
-	FILE *f;
-
-	if (pid)
-		snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	else
-		snprintf(path, sizeof(path), "/proc/self/maps");
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while (getline(&line, &lcap, f) > 0) {
-		if (!parse_line(line, &m))
-			continue;
-		if (n == cap) {
-			void *p;
-
-			cap = cap ? cap * 2 : 64;
-			p = realloc(v, cap * sizeof(*v));
-			if (!p) {
-				free(m.path);
-				err = -ENOMEM;
-				break;
-			}
-			v = p;
-		}
-		v[n++] = m;
-	}
-	if (!err && ferror(f))
-		err = errno == ESRCH || errno == ENOENT ? -ESRCH : -EIO;
-	free(line);
-	fclose(f);
-	if (err) {
-		unwind_fmaps_free(v, n);
-		return err;
-	}
-	if (n)
-		qsort(v, n, sizeof(*v), fmap_cmp);
-	*out = v;
-	return n;
-}
-
-void unwind_fmaps_free(struct unwind_fmap *m, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		free(m[i].path);
-	free(m);
-}
-
-/* ---- the store -------------------------------------------------------- */
-
-#define FILE_BUCKETS	256
-
-/* One file seen in some process, with or without a table. */
-struct ufile {
-	struct ufile *next;
-	__u64 dev, ino;
-	struct unwind_table *t;	/* NULL: no usable CFI, or unreadable */
-	__u32 id;		/* unwind_tables id, 0: not placed */
-};
-
-struct unwind_store {
-	struct unwind_store_maps maps;
-	struct scry_unwind_row *rows;	/* the map's mmap, or malloc'ed */
-	size_t rows_len;		/* bytes mapped */
-	bool rows_mmapped;
-	struct scry_unwind_tinfo *tinfo;
-	__u32 ntables;			/* next id; 0 is never used */
-	struct ufile *files[FILE_BUCKETS];
-	struct ufile *vdso;
-	struct unwind_store_stats stats;
-	struct scry_unwind_proc proc;	/* scratch for unwind_store_pid */
-};
-
-struct unwind_store *unwind_store_new(const struct unwind_store_maps *maps)
-{
-	struct unwind_store *s = calloc(1, sizeof(*s));
-	long page = sysconf(_SC_PAGESIZE);
-
-	if (!s)
-		return NULL;
-	s->maps = *maps;
-	if (!s->maps.max_tables || !s->maps.max_rows)
-		goto fail;
-	s->tinfo = calloc(s->maps.max_tables, sizeof(*s->tinfo));
-	if (!s->tinfo)
-		goto fail;
-	s->ntables = 1;
-	if (maps->rows_fd >= 0) {
-		/* BPF_F_MMAPABLE: a table lands with one memcpy */
-		s->rows_len = ((size_t)s->maps.max_rows * sizeof(*s->rows) +
-			       page - 1) / page * page;
-		s->rows = mmap(NULL, s->rows_len, PROT_READ | PROT_WRITE,
-			       MAP_SHARED, maps->rows_fd, 0);
-		if (s->rows != MAP_FAILED) {
-			s->rows_mmapped = true;
-			return s;
-		}
-		s->rows = NULL;
-	}
-	s->rows = calloc(s->maps.max_rows, sizeof(*s->rows));
-	if (s->rows)
-		return s;
-fail:
-	free(s->tinfo);
-	free(s);
-	errno = ENOMEM;
-	return NULL;
-}
-
-static void ufile_free(struct ufile *f)
-{
-	if (!f)
-		return;
-	unwind_table_free(f->t);
-	free(f);
-}
-
-void unwind_store_free(struct unwind_store *s)
-{
-	struct ufile *f, *next;
-	size_t i;
-
-	if (!s)
-		return;
-	for (i = 0; i < FILE_BUCKETS; i++) {
-		for (f = s->files[i]; f; f = next) {
-			next = f->next;
-			ufile_free(f);
-		}
-	}
-	ufile_free(s->vdso);
-	if (s->rows_mmapped)
-		munmap(s->rows, s->rows_len);
-	else
-		free(s->rows);
-	free(s->tinfo);
-	free(s);
-}
-
-static void stats_add(struct unwind_stats *sum, const struct unwind_stats *st)
-{
-	size_t i;
-
-	sum->fdes += st->fdes;
-	sum->rows += st->rows;
-	for (i = 0; i < SCRY_UNWIND_CFA_COUNT; i++)
-		sum->cfa[i] += st->cfa[i];
-	sum->rbp_saved += st->rbp_saved;
-	sum->rbp_lost += st->rbp_lost;
-	sum->build_ms += st->build_ms;
-}
-
-/* Rows without mmap: one update per row (slow, but only once per file). */
-static int write_rows(struct unwind_store *s, __u32 base, size_t n)
-{
-	__u32 i, key;
-
-	if (s->rows_mmapped || s->maps.rows_fd < 0)
-		return 0;
-	for (i = 0; i < n; i++) {
-		key = base + i;
-		if (bpf_map_update_elem(s->maps.rows_fd, &key, &s->rows[key], 0))
-			return -errno;
-	}
-	return 0;
-}
-
-/* Give @f's table an id and rows in the maps; rows before the id. */
-static void place(struct unwind_store *s, struct ufile *f)
-{
-	struct unwind_store_stats *ss = &s->stats;
-	__u32 base = ss->rows_used, id = s->ntables;
-	size_t n;
-	const struct scry_unwind_row *rows = unwind_table_rows(f->t, &n);
-
-	if (id >= s->maps.max_tables) {
-		ss->tables_full++;
-		return;
-	}
-	if (n > s->maps.max_rows - base) {
-		ss->rows_full++;
-		return;
-	}
-	memcpy(&s->rows[base], rows, n * sizeof(*rows));
-	s->tinfo[id] = (struct scry_unwind_tinfo){ .base = base, .nrows = n };
-	if (write_rows(s, base, n) || (s->maps.tables_fd >= 0 &&
-	    bpf_map_update_elem(s->maps.tables_fd, &id, &s->tinfo[id], 0))) {
-		s->stats.failed++;
-		return;
-	}
-	f->id = id;
-	s->ntables++;
-	ss->rows_used += n;
-	ss->tables++;
-	stats_add(&ss->sum, unwind_table_stats(f->t));
-}
-
-static struct ufile *find_file(struct unwind_store *s, __u64 dev, __u64 ino)
-{
-	struct ufile *f;
-
-	for (f = s->files[(dev ^ ino) % FILE_BUCKETS]; f; f = f->next)
-		if (f->dev == dev && f->ino == ino)
-			return f;
-	return NULL;
-}
-
-/* A placed file with the same build-id (one library, many containers). */
-static struct ufile *find_key(struct unwind_store *s, const char *key)
-{
-	struct ufile *f;
-	size_t i;
-
-	for (i = 0; i < FILE_BUCKETS; i++)
-		for (f = s->files[i]; f; f = f->next)
-			if (f->t && !strcmp(unwind_table_key(f->t), key))
-				return f;
-	return NULL;
-}
-
-/*
- * Open the file behind a mapping as the process sees it: map_files
- * (needs CAP_SYS_ADMIN) reaches deleted and other-namespace files; else
- * the path through the process's root, if it is still the same inode.
- */
-static int open_mapped(int pid, const struct unwind_fmap *m)
-{
-	char p[4096];
-	struct stat st;
-	int fd;
-
-	char self[16] = "self";
-
-	if (pid)
-		snprintf(self, sizeof(self), "%d", pid);
-	snprintf(p, sizeof(p), "/proc/%s/map_files/%llx-%llx", self,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
-	snprintf(p, sizeof(p), "/proc/%s/root%s", self, m->path);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || st.st_ino != m->ino) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* The vDSO is the same image in every 64-bit process: build ours. */
-static struct unwind_table *vdso_table(void)
-{
-	struct unwind_fmap *m;
-	struct unwind_table *t = NULL;
-	unsigned long base = getauxval(AT_SYSINFO_EHDR);
-	int n, i;
-
-	if (!base)
-		return NULL;
-	n = unwind_fmaps_read(0, &m);
-	for (i = 0; i < n; i++) {
-		if (!strcmp(m[i].path, "[vdso]") && m[i].start == base) {
-			t = unwind_table_build_mem("[vdso]", (void *)base,
-						   m[i].end - m[i].start);
-			break;
-		}
-	}
-	if (n > 0)
-		unwind_fmaps_free(m, n);
-	return t;
-}
-
-static struct ufile *file_of(struct unwind_store *s, int pid,
-			     const struct unwind_fmap *m)
-{
-	struct ufile *f, *same;
-	int fd;
-
-	if (m->path[0] == '[') {
-		if (!s->vdso) {
-			s->vdso = calloc(1, sizeof(*s->vdso));
-			if (!s->vdso)
-				return NULL;
-			s->vdso->t = vdso_table();
-			s->stats.files++;
-			if (s->vdso->t)
-				place(s, s->vdso);
-			else
-				s->stats.no_cfi++;
-		}
-		return s->vdso;
-	}
-	f = find_file(s, m->dev, m->ino);
-	if (f)
-		return f;
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return NULL;
-	f->dev = m->dev;
-	f->ino = m->ino;
-	f->next = s->files[(m->dev ^ m->ino) % FILE_BUCKETS];
-	s->files[(m->dev ^ m->ino) % FILE_BUCKETS] = f;
-	s->stats.files++;
-	fd = open_mapped(pid, m);
-	if (fd < 0) {
-		s->stats.failed++;
-		return f;
-	}
-	f->t = unwind_table_build(m->path, fd);
-	close(fd);
-	if (!f->t) {
-		if (errno == ENOENT || errno == EFBIG)
-			s->stats.no_cfi++;
-		else
-			s->stats.failed++;
-		return f;
-	}
-	same = find_key(s, unwind_table_key(f->t));
-	if (same && same != f && same->id) {
-		f->id = same->id;	/* same bytes, other inode: share */
-		return f;
-	}
-	place(s, f);
-	return f;
-}
-
-int unwind_store_proc(struct unwind_store *s, int pid,
-		      struct scry_unwind_proc *out)
-{
-	struct unwind_fmap *m;
-	struct ufile *f;
-	__u64 bias;
-	int n, i;
-
-	n = unwind_fmaps_read(pid, &m);
-	if (n < 0)
-		return n;
-	memset(out, 0, sizeof(*out));
-	for (i = 0; i < n; i++) {
-		f = file_of(s, pid, &m[i]);
-		if (!f || !f->id || unwind_table_bias(f->t, m[i].start,
-						      m[i].offset, &bias))
-			continue;
-		if (out->n == SCRY_UNWIND_MAX_MAPS) {
-			s->stats.maps_dropped++;
-			continue;
-		}
-		out->map[out->n++] = (struct scry_unwind_map){
-			.start = m[i].start, .end = m[i].end,
-			.bias = bias, .table = f->id,
-		};
-	}
-	unwind_fmaps_free(m, n);
-	return out->n;
-}
-
-int unwind_store_pid(struct unwind_store *s, int pid)
-{
-	__u32 key = pid;
-	int n;
-
-	n = unwind_store_proc(s, pid, &s->proc);
-	if (n < 0 || s->maps.procs_fd < 0)
-		return n;
-	/* one update swaps the whole list: the walker never sees half */
-	if (bpf_map_update_elem(s->maps.procs_fd, &key, &s->proc, 0)) {
-		s->stats.procs_failed++;
-		return -errno;
-	}
-	s->stats.procs++;
-	return n;
-}
-
-void unwind_store_forget(struct unwind_store *s, int pid)
-{
-	__u32 key = pid;
-
-	if (s->maps.procs_fd >= 0)
-		bpf_map_delete_elem(s->maps.procs_fd, &key);
-}
-
-const struct scry_unwind_row *unwind_store_rows(const struct unwind_store *s,
-						__u32 *nrows)
-{
-	*nrows = s->stats.rows_used;
-	return s->rows;
-}
-
-const struct scry_unwind_tinfo *unwind_store_tinfo(const struct unwind_store *s,
-						   __u32 *ntables)
-{
-	*ntables = s->ntables;
-	return s->tinfo;
-}
-
-const struct unwind_store_stats *unwind_store_stats(const struct unwind_store *s)
-{
-	return &s->stats;
-}
-
-const struct unwind_table *unwind_store_table(const struct unwind_store *s,
-					      __u32 id)
-{
-	const struct ufile *f;
-	size_t i;
-
-	if (!id)
-		return NULL;
-	if (s->vdso && s->vdso->id == id)
-		return s->vdso->t;
-	for (i = 0; i < FILE_BUCKETS; i++)
-		for (f = s->files[i]; f; f = f->next)
-			if (f->id == id && f->t)
-				return f->t;
-	return NULL;
-}

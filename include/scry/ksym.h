@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* ksym: kernel addresses -> names through /proc/kallsyms. */
+#ifndef SCRY_KSYM_H
+#define SCRY_KSYM_H
+
+#include <linux/types.h>
+
+struct ksym_table;
+
+/*
+ * Read /proc/kallsyms (functions: T, t, W, w). NULL with errno: EPERM
+ * when kptr_restrict hides the addresses, EINTR when stop_requested().
+ */
+struct ksym_table *ksym_load(void);
+void ksym_free(struct ksym_table *k);
+
+/*
+ * The function at or below @addr: its name, module ("vmlinux" for the
+ * core kernel, else the module's name) and @addr's offset into it.
+ * Strings belong to @k. Returns 0 or -ENOENT.
+ */
+int ksym_find(const struct ksym_table *k, __u64 addr, const char **name,
+	      const char **module, __u64 *off);
+
+#endif /* SCRY_KSYM_H */

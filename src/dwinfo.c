@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dwinfo: inlined frames and source lines from DWARF.
+ *
+ * Compile units are indexed by address here: libdw's dwarf_addrdie()
+ * needs .debug_aranges, which clang does not emit. Inside a unit only
+ * the path of DIEs down to the pc is read, not the whole unit as
+ * dwarf_getscopes() does.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <scry/dwinfo.h>
+#include <scry/elf.h>
+#include <scry/ranges.h>
+#include <scry/stop.h>
+
+/* DWARF scopes deeper than this are not searched */
+#define DW_MAX_DEPTH	128
+/* DIEs or units visited between two looks at stop_requested() */
+#define PER_STOP_CHECK	1024
+
+struct dwinfo {
+	Dwarf *dw;
+	struct ranges cus;	/* CU address ranges -> CU DIE offset */
+	unsigned int steps;	/* work since the last stop check */
+};
+
+/* True when the caller should give up (checked every so often). */
+static bool tired(struct dwinfo *d)
+{
+	return !(++d->steps % PER_STOP_CHECK) && stop_requested();
+}
+
+/* Ranges at 0 are functions the linker dropped (--gc-sections). */
+static int index_cus(struct dwinfo *d)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	__u8 type;
+	int err = 0;
+
+	while (!err && !dwarf_get_units(d->dw, cu, &cu, NULL, &type, &cudie,
+					NULL)) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		if (tired(d))
+			return -EINTR;
+		if (type != DW_UT_compile)
+			continue;
+		while (!err &&
+		       (off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0)
+			if (lo && lo < hi)
+				err = ranges_add(&d->cus, lo, hi,
+						 dwarf_dieoffset(&cudie));
+	}
+	ranges_finish(&d->cus);
+	return err;
+}
+
+struct dwinfo *dwinfo_new(struct elf_file *f)
+{
+	struct dwinfo *d;
+	int err;
+
+	if (!elf_file_has_dwarf(f)) {
+		errno = ENOENT;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	d->dw = dwarf_begin_elf(elf_file_elf(f), DWARF_C_READ, NULL);
+	err = d->dw ? index_cus(d) : -ENOENT;
+	if (err) {
+		dwinfo_free(d);
+		errno = -err;
+		return NULL;
+	}
+	return d;
+}
+
+void dwinfo_free(struct dwinfo *d)
+{
+	if (!d)
+		return;
+	dwarf_end(d->dw);
+	ranges_clear(&d->cus);
+	free(d);
+}
+
+static bool is_func(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
+}
+
+/*
+ * Descend from @die into the scope holding @pc, appending the function
+ * DIEs met on the way (outermost first) to @fn. Namespaces and classes
+ * have no addresses but may hold C++ function definitions.
+ */
+static bool descend(struct dwinfo *d, Dwarf_Die *die, __u64 pc,
+		    Dwarf_Die *fn, int *k, int depth)
+{
+	Dwarf_Die c;
+	int tag;
+
+	if (depth > DW_MAX_DEPTH || dwarf_child(die, &c))
+		return false;
+	do {
+		if (tired(d))
+			return false;
+		switch ((tag = dwarf_tag(&c))) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+			if (dwarf_haspc(&c, pc) <= 0)
+				break;
+			if (is_func(tag) && *k < DW_MAX_DEPTH)
+				fn[(*k)++] = c;
+			descend(d, &c, pc, fn, k, depth + 1);
+			return true;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			if (descend(d, &c, pc, fn, k, depth + 1))
+				return true;
+			break;
+		}
+	} while (!dwarf_siblingof(&c, &c));
+	return false;
+}
+
+/* The linkage name when there is one: it says which overload. */
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n;
+
+	n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name,
+						  &a));
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die,
+				DW_AT_MIPS_linkage_name, &a));
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name,
+							  &a));
+	return n;
+}
+
+static void pc_line(Dwarf_Die *cu, __u64 pc, struct dwinfo_func *f)
+{
+	Dwarf_Line *l = dwarf_getsrc_die(cu, pc);
+	int line;
+
+	if (!l || dwarf_lineno(l, &line) || line <= 0)
+		return;
+	f->line = line;
+	f->file = dwarf_linesrc(l, NULL, NULL);
+}
+
+/* Where the inlined instance @inl was called from. */
+static void call_site(Dwarf_Die *inl, struct dwinfo_func *f)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word idx, line;
+	Dwarf_Files *files;
+	size_t nfiles;
+	Dwarf_Die cu;
+
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &a), &line) ||
+	    !line || line > INT32_MAX)
+		return;
+	f->line = line;
+	if (!dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &a), &idx) &&
+	    dwarf_diecu(inl, &cu, NULL, NULL) &&
+	    !dwarf_getsrcfiles(&cu, &files, &nfiles) && idx < nfiles)
+		f->file = dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+int dwinfo_funcs(struct dwinfo *d, __u64 pc, struct dwinfo_func *out,
+		 int max, bool lines)
+{
+	Dwarf_Die path[DW_MAX_DEPTH], fn[DWINFO_MAX_INLINE], cu;
+	const struct range *r = ranges_find(&d->cus, pc);
+	Dwarf_Addr entry;
+	int n = 0, i, k = 0;
+
+	if (!r || !dwarf_offdie(d->dw, r->val, &cu))
+		return -ENOENT;
+	if (max > DWINFO_MAX_INLINE)
+		max = DWINFO_MAX_INLINE;
+	descend(d, &cu, pc, path, &n, 0);
+	/* a nested function's enclosing function is not its caller */
+	for (i = n; i-- > 0 && k < max;) {
+		fn[k++] = path[i];
+		if (dwarf_tag(&path[i]) == DW_TAG_subprogram)
+			break;
+	}
+	for (i = 0; i <= k; i++) {
+		memset(&out[i], 0, sizeof(out[i]));
+		if (i < k) {
+			out[i].name = die_name(&fn[i]);
+			out[i].inlined = dwarf_tag(&fn[i]) !=
+					 DW_TAG_subprogram;
+			out[i].has_entry = !out[i].inlined &&
+					   !dwarf_entrypc(&fn[i], &entry);
+			out[i].entry = out[i].has_entry ? entry : 0;
+		}
+		if (!lines)
+			continue;
+		if (!i)
+			pc_line(&cu, pc, &out[i]);
+		else
+			call_site(&fn[i - 1], &out[i]);
+	}
+	return k;
+}

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * proc: /proc/PID/maps and the files behind the mappings.
+ *
+ * A maps line, as fs/proc/task_mmu.c writes it:
+ *
+ *	7f1c2a428000-7f1c2a44e000 r-xp 00028000 fe:01 1835029    /usr/lib/x.so
+ *
+ * start-end in hex, four permission letters, the offset in hex, the
+ * device as hex major:minor, the inode in decimal, then (after padding)
+ * the path, "[vdso]"-like names, or nothing. A path is escaped by the
+ * kernel ('\n' -> "\012") and may end in " (deleted)". The parser takes
+ * exactly that and refuses anything else, since a later field cannot be
+ * trusted once an earlier one is off.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <scry/array.h>
+#include <scry/fsafe.h>
+#include <scry/proc.h>
+
+#define DELETED_SUFFIX	" (deleted)"
+
+/* Hex digits at *@p up to @end: at least one, at most 16. */
+static bool parse_hex(const char **p, const char *end, __u64 *v)
+{
+	const char *s = *p;
+	int digits = 0;
+
+	*v = 0;
+	while (s < end) {
+		char c = *s;
+		int d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			break;
+		if (++digits > 16)
+			return false;
+		*v = *v << 4 | d;
+		s++;
+	}
+	*p = s;
+	return digits > 0;
+}
+
+static bool parse_dec(const char **p, const char *end, __u64 *v)
+{
+	const char *s = *p;
+
+	*v = 0;
+	while (s < end && *s >= '0' && *s <= '9') {
+		__u64 d = *s - '0';
+
+		if (*v > (~0ULL - d) / 10)
+			return false;
+		*v = *v * 10 + d;
+		s++;
+	}
+	if (s == *p)
+		return false;
+	*p = s;
+	return true;
+}
+
+static bool expect(const char **p, const char *end, char c)
+{
+	if (*p >= end || **p != c)
+		return false;
+	(*p)++;
+	return true;
+}
+
+static bool parse_perms(const char **p, const char *end, struct proc_map *m)
+{
+	const char *s = *p;
+
+	if (end - s < 4 || (s[0] != 'r' && s[0] != '-') ||
+	    (s[1] != 'w' && s[1] != '-') || (s[2] != 'x' && s[2] != '-') ||
+	    (s[3] != 'p' && s[3] != 's'))
+		return false;
+	m->read = s[0] == 'r';
+	m->write = s[1] == 'w';
+	m->exec = s[2] == 'x';
+	m->shared = s[3] == 's';
+	*p = s + 4;
+	return true;
+}
+
+int proc_maps_parse(const char *line, size_t len, struct proc_map *m)
+{
+	const char *p = line, *end = line + len;
+	__u64 maj, min;
+	size_t plen, dl = sizeof(DELETED_SUFFIX) - 1;
+
+	memset(m, 0, sizeof(*m));
+	if (len && end[-1] == '\n')
+		end--;
+	if (!parse_hex(&p, end, &m->start) || !expect(&p, end, '-') ||
+	    !parse_hex(&p, end, &m->end) || !expect(&p, end, ' ') ||
+	    !parse_perms(&p, end, m) || !expect(&p, end, ' ') ||
+	    !parse_hex(&p, end, &m->pgoff) || !expect(&p, end, ' ') ||
+	    !parse_hex(&p, end, &maj) || !expect(&p, end, ':') ||
+	    !parse_hex(&p, end, &min) || !expect(&p, end, ' ') ||
+	    !parse_dec(&p, end, &m->ino))
+		return -EINVAL;
+	if (m->end < m->start || maj > 0xfff || min > 0xfffff)
+		return -EINVAL;
+	m->dev = makedev(maj, min);
+	if (p == end)
+		return 0;		/* anonymous */
+	if (*p != ' ')
+		return -EINVAL;
+	while (p < end && *p == ' ')
+		p++;
+	plen = (size_t)(end - p);
+	if (!plen)
+		return 0;
+	if (memchr(p, '\0', plen) || memchr(p, '\n', plen))
+		return -EINVAL;
+	if (p[0] == '/' && plen > dl &&
+	    !memcmp(p + plen - dl, DELETED_SUFFIX, dl)) {
+		m->deleted = true;
+		plen -= dl;
+	}
+	m->path = strndup(p, plen);
+	return m->path ? 0 : -ENOMEM;
+}
+
+bool proc_map_is_vdso(const struct proc_map *m)
+{
+	return m->path && !strcmp(m->path, "[vdso]");
+}
+
+static bool is_code(const struct proc_map *m)
+{
+	return m->exec && m->path &&
+	       ((m->path[0] == '/' && m->ino) || proc_map_is_vdso(m));
+}
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct proc_map *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static void proc_dir(int pid, char *buf, size_t len)
+{
+	if (pid)
+		snprintf(buf, len, "/proc/%d", pid);
+	else
+		snprintf(buf, len, "/proc/self");
+}
+
+int proc_maps_read(int pid, unsigned int flags, struct proc_map **out,
+		   size_t *n)
+{
+	struct proc_map *v = NULL, m;
+	size_t nv = 0, cap = 0, lcap = 0;
+	char path[48], *line = NULL;
+	bool any = false;
+	ssize_t len;
+	FILE *f;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (pid < 0)
+		return -ESRCH;
+	proc_dir(pid, path, sizeof(path));
+	strcat(path, "/maps");
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((len = getline(&line, &lcap, f)) > 0) {
+		any = true;
+		/* the kernel writes no such line: skip it, keep the rest */
+		if (len > PROC_MAPS_LINE_MAX)
+			continue;
+		err = proc_maps_parse(line, (size_t)len, &m);
+		if (err == -EINVAL) {
+			err = 0;
+			continue;
+		}
+		if (err)
+			break;
+		if ((flags & PROC_MAPS_CODE) && !is_code(&m)) {
+			free(m.path);
+			continue;
+		}
+		err = array_ensure(&v, &cap, sizeof(*v), nv + 1);
+		if (err) {
+			free(m.path);
+			break;
+		}
+		v[nv++] = m;
+	}
+	if (!err && ferror(f))
+		err = errno == ESRCH || errno == ENOENT ? -ESRCH : -EIO;
+	free(line);
+	fclose(f);
+	/* A zombie (or a process gone between open and read) has no maps. */
+	if (!err && !any)
+		err = -ESRCH;
+	if (err) {
+		proc_maps_free(v, nv);
+		return err;
+	}
+	if (nv)
+		qsort(v, nv, sizeof(*v), map_cmp);
+	*out = v;
+	*n = nv;
+	return 0;
+}
+
+void proc_maps_free(struct proc_map *m, size_t n)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < n; i++)
+		free(m[i].path);
+	free(m);
+}
+
+int proc_open_mapped(int pid, const struct proc_map *m, struct stat *st)
+{
+	struct fsafe_rules by_ino = { .check_ino = true, .ino = m->ino };
+	char dir[48], p[4096 + 64];
+	int fd, err;
+
+	proc_dir(pid, dir, sizeof(dir));
+	/* the mapped inode itself: nothing to verify but the rules */
+	snprintf(p, sizeof(p), "%s/map_files/%llx-%llx", dir,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = fsafe_open(p, &by_ino, st);
+	if (fd >= 0 || !m->path || m->path[0] != '/')
+		return fd;
+	err = fd;
+	/* a deleted file's name now names another file, or none */
+	if (!m->deleted) {
+		if (snprintf(p, sizeof(p), "%s/root%s", dir, m->path) <
+		    (int)sizeof(p)) {
+			fd = fsafe_open(p, &by_ino, st);
+			if (fd >= 0)
+				return fd;
+		}
+		fd = fsafe_open(m->path, &by_ino, st);
+		if (fd >= 0)
+			return fd;
+	}
+	/* the main binary, even deleted or replaced */
+	snprintf(p, sizeof(p), "%s/exe", dir);
+	fd = fsafe_open(p, &by_ino, st);
+	return fd >= 0 ? fd : err;
+}

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The unwind store: places each file's table (built once, held by the
+ * file cache) into the BPF maps the walker reads, and writes a mapping
+ * list per process. Files are known by their obj: one library mapped by
+ * many processes, or the same bytes under several inodes, is placed
+ * once.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include <scry/addrspace.h>
+#include <scry/elf.h>
+#include <scry/obj.h>
+#include <scry/unwind.h>
+
+#define FILE_BUCKETS	256
+
+/* One file seen in some process, with or without a placed table. */
+struct ufile {
+	struct ufile *next;
+	const struct obj *obj;
+	__u32 id;		/* unwind_tables id, 0: not placed */
+};
+
+struct unwind_store {
+	struct unwind_store_maps maps;
+	struct scry_unwind_row *rows;	/* the map's mmap, or malloc'ed */
+	size_t rows_len;		/* bytes mapped */
+	bool rows_mmapped;
+	struct scry_unwind_tinfo *tinfo;
+	const struct unwind_table **tables;	/* by id, for -v */
+	__u32 ntables;			/* next id; 0 is never used */
+	struct ufile *files[FILE_BUCKETS];
+	struct unwind_store_stats stats;
+	struct scry_unwind_proc proc;	/* scratch for unwind_store_pid */
+};
+
+struct unwind_store *unwind_store_new(const struct unwind_store_maps *maps)
+{
+	struct unwind_store *s = calloc(1, sizeof(*s));
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!s)
+		return NULL;
+	s->maps = *maps;
+	if (!s->maps.max_tables || !s->maps.max_rows)
+		goto fail;
+	s->tinfo = calloc(s->maps.max_tables, sizeof(*s->tinfo));
+	s->tables = calloc(s->maps.max_tables, sizeof(*s->tables));
+	if (!s->tinfo || !s->tables)
+		goto fail;
+	s->ntables = 1;
+	if (maps->rows_fd >= 0) {
+		/* BPF_F_MMAPABLE: a table lands with one memcpy */
+		s->rows_len = ((size_t)s->maps.max_rows * sizeof(*s->rows) +
+			       page - 1) / page * page;
+		s->rows = mmap(NULL, s->rows_len, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, maps->rows_fd, 0);
+		if (s->rows != MAP_FAILED) {
+			s->rows_mmapped = true;
+			return s;
+		}
+		s->rows = NULL;
+	}
+	s->rows = calloc(s->maps.max_rows, sizeof(*s->rows));
+	if (s->rows)
+		return s;
+fail:
+	free(s->tinfo);
+	free(s->tables);
+	free(s);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void unwind_store_free(struct unwind_store *s)
+{
+	struct ufile *f, *next;
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < FILE_BUCKETS; i++) {
+		for (f = s->files[i]; f; f = next) {
+			next = f->next;
+			free(f);
+		}
+	}
+	if (s->rows_mmapped)
+		munmap(s->rows, s->rows_len);
+	else
+		free(s->rows);
+	free(s->tinfo);
+	free(s->tables);
+	free(s);
+}
+
+static void stats_add(struct unwind_stats *sum, const struct unwind_stats *st)
+{
+	size_t i;
+
+	sum->fdes += st->fdes;
+	sum->rows += st->rows;
+	for (i = 0; i < SCRY_UNWIND_CFA_COUNT; i++)
+		sum->cfa[i] += st->cfa[i];
+	sum->rbp_saved += st->rbp_saved;
+	sum->rbp_lost += st->rbp_lost;
+	sum->build_ms += st->build_ms;
+}
+
+/* Rows without mmap: one update per row (slow, but only once per file). */
+static int write_rows(struct unwind_store *s, __u32 base, size_t n)
+{
+	__u32 i, key;
+
+	if (s->rows_mmapped || s->maps.rows_fd < 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		key = base + i;
+		if (bpf_map_update_elem(s->maps.rows_fd, &key, &s->rows[key], 0))
+			return -errno;
+	}
+	return 0;
+}
+
+/* Give table @t an id and rows in the maps; rows before the id. */
+static __u32 place(struct unwind_store *s, const struct unwind_table *t)
+{
+	struct unwind_store_stats *ss = &s->stats;
+	__u32 base = ss->rows_used, id = s->ntables;
+	size_t n;
+	const struct scry_unwind_row *rows = unwind_table_rows(t, &n);
+
+	if (id >= s->maps.max_tables) {
+		ss->tables_full++;
+		return 0;
+	}
+	if (n > s->maps.max_rows - base) {
+		ss->rows_full++;
+		return 0;
+	}
+	memcpy(&s->rows[base], rows, n * sizeof(*rows));
+	s->tinfo[id] = (struct scry_unwind_tinfo){ .base = base, .nrows = n };
+	if (write_rows(s, base, n) || (s->maps.tables_fd >= 0 &&
+	    bpf_map_update_elem(s->maps.tables_fd, &id, &s->tinfo[id], 0))) {
+		ss->failed++;
+		return 0;
+	}
+	s->tables[id] = t;
+	s->ntables++;
+	ss->rows_used += n;
+	ss->tables++;
+	stats_add(&ss->sum, unwind_table_stats(t));
+	return id;
+}
+
+static unsigned int obj_hash(const struct obj *o)
+{
+	return (unsigned int)(((__u64)(uintptr_t)o >> 4) % FILE_BUCKETS);
+}
+
+/* The store's entry for @o, placing its table on first sight. */
+static struct ufile *file_of(struct unwind_store *s, struct obj *o)
+{
+	unsigned int h = obj_hash(o);
+	const struct unwind_table *t;
+	struct ufile *f;
+
+	for (f = s->files[h]; f; f = f->next)
+		if (f->obj == o)
+			return f;
+	t = obj_unwind(o);
+	/* asked to stop: nothing learnt about the file, ask again later */
+	if (!t && errno == EINTR)
+		return NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->obj = o;
+	f->next = s->files[h];
+	s->files[h] = f;
+	s->stats.files++;
+	if (t)
+		f->id = place(s, t);
+	else if (errno == ENOENT || errno == EFBIG)
+		s->stats.no_cfi++;
+	else
+		s->stats.failed++;
+	return f;
+}
+
+int unwind_store_proc(struct unwind_store *s, const struct addrspace *as,
+		      struct scry_unwind_proc *out)
+{
+	const struct addrspace_map *m;
+	struct ufile *f;
+	size_t n, i;
+	__u64 bias;
+
+	memset(out, 0, sizeof(*out));
+	if (!as)
+		return -ESRCH;
+	m = addrspace_maps(as, &n);
+	for (i = 0; i < n; i++) {
+		if (!m[i].obj || !obj_elf(m[i].obj))
+			continue;
+		f = file_of(s, m[i].obj);
+		if (!f || !f->id || elf_file_bias(obj_elf(m[i].obj),
+						  m[i].start, m[i].pgoff,
+						  &bias))
+			continue;
+		if (out->n == SCRY_UNWIND_MAX_MAPS) {
+			s->stats.maps_dropped++;
+			continue;
+		}
+		out->map[out->n++] = (struct scry_unwind_map){
+			.start = m[i].start, .end = m[i].end,
+			.bias = bias, .table = f->id,
+		};
+	}
+	return out->n;
+}
+
+int unwind_store_pid(struct unwind_store *s, int pid,
+		     const struct addrspace *as)
+{
+	__u32 key = pid;
+	int n;
+
+	n = unwind_store_proc(s, as, &s->proc);
+	if (n < 0 || s->maps.procs_fd < 0)
+		return n;
+	/* one update swaps the whole list: the walker never sees half */
+	if (bpf_map_update_elem(s->maps.procs_fd, &key, &s->proc, 0)) {
+		s->stats.procs_failed++;
+		return -errno;
+	}
+	s->stats.procs++;
+	return n;
+}
+
+void unwind_store_forget(struct unwind_store *s, int pid)
+{
+	__u32 key = pid;
+
+	if (s->maps.procs_fd >= 0)
+		bpf_map_delete_elem(s->maps.procs_fd, &key);
+}
+
+const struct scry_unwind_row *unwind_store_rows(const struct unwind_store *s,
+						__u32 *nrows)
+{
+	*nrows = s->stats.rows_used;
+	return s->rows;
+}
+
+const struct scry_unwind_tinfo *unwind_store_tinfo(const struct unwind_store *s,
+						   __u32 *ntables)
+{
+	*ntables = s->ntables;
+	return s->tinfo;
+}
+
+const struct unwind_store_stats *unwind_store_stats(const struct unwind_store *s)
+{
+	return &s->stats;
+}
+
+const struct unwind_table *unwind_store_table(const struct unwind_store *s,
+					      __u32 id)
+{
+	return id && id < s->ntables ? s->tables[id] : NULL;
+}
