@@ -1,22 +1,37 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared helpers for tests/root/*.sh: checks, scry runs, output parsing.
+# Every check prints one line for tests/run to count: "ok - WHAT",
+# "FAIL - WHAT: DETAIL" or "skip - WHAT: WHY" (see the top of tests/run).
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${SCRY_BUILD:-build}
 SCRY=${SCRY:-$PWD/$BUILD/scry}
 WL=$PWD/$BUILD/workloads
 TMP=$(mktemp -d /tmp/scry-test.XXXXXX)
+TEST_SHELL=$BASHPID
 trap 'cleanup_test' EXIT
+# tests/run's time limit sends SIGTERM to the whole test: say where it was
+# (the runner reports the failure), then clean up through the EXIT trap
+trap 'echo "# stopped by SIGTERM; last check: ${LAST_CHECK:-(none yet)}"; exit 143' TERM
 CLEANUP=()
+LAST_CHECK=
 
 cleanup_test() {
 	local c
+	# only the test's own shell cleans up: a subshell that exits through
+	# the inherited EXIT trap must not kill the test's jobs or remove TMP
+	[ "$BASHPID" = "$TEST_SHELL" ] || return 0
+	# bash's "Killed" notices for the jobs killed here are not output
+	exec 2>/dev/null
 	for c in "${CLEANUP[@]+"${CLEANUP[@]}"}"; do eval "$c" 2>/dev/null; done
 	rm -rf "$TMP"
 }
 
-ok()   { echo "ok - $*"; }
-fail() { echo "FAIL - $*"; }
+ok()   { LAST_CHECK="ok - $*"; echo "ok - $*"; }
+fail() { LAST_CHECK="FAIL - $*"; echo "FAIL - $*"; }
+# skip WHAT WHY: a check that cannot run here; WHY names what is missing
+# and how to get it. make test counts it as a failure (tests/run).
+skip() { LAST_CHECK="skip - $1: $2"; echo "skip - $1: $2"; }
 
 # check DESCRIPTION COMMAND...: ok if the command succeeds
 check() {
@@ -66,14 +81,55 @@ wait_for() {
 }
 
 # Start scry in the background: scry_bg OUT ERR ARGS...; sets SCRY_PID.
-# Returns once scry says it is tracing (probes attached).
+# Returns once scry says it is tracing (probes attached), so never with
+# -q; if it does not within 30 s, prints its stderr and returns 1.
 scry_bg() {
 	local out=$1 err=$2
 	shift 2
-	"$SCRY" "$@" >"$out" 2>"$err" &
+	# emptied here, not by the child's redirections: wait_for must not
+	# find a "tracing" left in ERR by an earlier run
+	: >"$out"
+	: >"$err"
+	"$SCRY" "$@" >>"$out" 2>>"$err" &
 	SCRY_PID=$!
 	CLEANUP+=("kill -9 $SCRY_PID")
-	wait_for "$err" "tracing" 15
+	wait_for "$err" "tracing" 30 && return 0
+	echo "# scry $* did not start tracing within 30 s; its stderr:"
+	sed 's/^/#   /' "$err" | head -20
+	return 1
+}
+
+# open_gate FIFO [SECONDS]: write the byte a workload's gate waits for.
+# Opening a FIFO blocks until its reader comes: a workload that died
+# first would hang the test, so give up after SECONDS (10) with a FAIL.
+open_gate() {
+	timeout "${2:-10}" bash -c 'echo go >"$1"' _ "$1" && return 0
+	fail "gate $1: no workload opened it within ${2:-10} s (did it die?)"
+	return 1
+}
+
+# wait_exit PID [SECONDS]: wait for the background job PID and return its
+# exit status. A scry that ignores its signal (or a workload that does
+# not end) must fail the test, not hang it: after SECONDS (60) it is
+# killed, a FAIL printed, and 124 returned. (Polled through /proc: bash's
+# "wait -n" on several jobs loses the status of others that end at the
+# same moment, and a job that ended is a zombie, state Z, until waited.)
+wait_exit() {
+	local pid=$1 t=${2:-60} i stat cmd
+	for ((i = 0; i < t * 20; i++)); do
+		{ read -r stat <"/proc/$pid/stat"; } 2>/dev/null || break
+		stat=${stat##*) }
+		[ "${stat%% *}" = Z ] && break
+		sleep 0.05
+	done
+	if ((i >= t * 20)); then
+		{ mapfile -d '' cmd <"/proc/$pid/cmdline"; } 2>/dev/null
+		kill -9 "$pid" 2>/dev/null
+		{ wait "$pid"; } 2>/dev/null
+		fail "still running after $t s, killed: pid $pid: ${cmd[*]:-?}"
+		return 124
+	fi
+	wait "$pid"
 }
 
 # gated_c OUT ERR CMD SCRY-ARGS...: scry SCRY-ARGS -c "CMD GATE", where
@@ -88,8 +144,8 @@ gated_c() {
 	mkfifo "$g"
 	scry_bg "$out" "$err" "$@" -c "$cmd $g" || return 1
 	sleep 0.3
-	echo go >"$g"
-	wait $SCRY_PID
+	open_gate "$g"
+	wait_exit $SCRY_PID
 }
 
 # rows FILE: the printa text of FILE as one line per histogram row:
@@ -156,27 +212,43 @@ owned_ids() {
 
 # gone_ids prog|link IDS...: true when none of the ids exists any more.
 # The kernel frees a program after an RCU grace period once its last fd is
-# closed, so allow it a few seconds.
+# closed, so allow it a few seconds. No ids, or a bpftool that cannot
+# answer, is false (with a "#" line saying why): only the kernel saying
+# "no such id" for every one of them counts as gone.
 gone_ids() {
 	local i
-	for ((i = 0; i < 50; i++)); do
-		gone_now "$@" && return 0
+	if [ $# -lt 2 ]; then
+		echo "# gone_ids $1: no ids to check (none were held?)"
+		return 1
+	fi
+	for ((i = 0; i < 100; i++)); do
+		gone_now "$@"
+		case $? in
+		0) return 0 ;;
+		2) return 1 ;;
+		esac
 		sleep 0.1
 	done
+	echo "# gone_ids $1: still there after 10 s:$(for id in "${@:2}"; do gone_now "$1" "$id" || printf ' %s' "$id"; done)"
 	return 1
 }
 
+# gone_now prog|link IDS...: 0 when none exists, 1 when one still does,
+# 2 when bpftool fails for another reason than "No such file or directory"
+# (missing, or no permission): that proves nothing.
 gone_now() {
-	local kind=$1 id
+	local kind=$1 id err
 	shift
 	for id in "$@"; do
-		bpftool "$kind" show id "$id" >/dev/null 2>&1 && return 1
+		if err=$(bpftool "$kind" show id "$id" 2>&1 >/dev/null); then
+			return 1
+		fi
+		case $err in
+		# prog: "get by id (ID): No such file or directory"
+		# link: "failed to get link with ID ID: No such file or directory"
+		*"($id): No such file or directory"* | *" $id: No such file or directory"*) ;;
+		*) echo "# bpftool $kind show id $id: ${err:-failed}"; return 2 ;;
+		esac
 	done
 	return 0
-}
-
-# no_scry_bpf: true when no process named scry holds a BPF program or link
-# (concurrent scry runs of other tests count; prefer owned_ids/gone_ids)
-no_scry_bpf() {
-	! bpftool prog list 2>/dev/null | grep -q 'pids scry('
 }

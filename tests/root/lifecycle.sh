@@ -20,7 +20,7 @@ for sig in INT TERM; do
 	sleep 0.5
 	held "SIG$sig" "$TMP/$sig.err"
 	kill -$sig $SCRY_PID
-	wait $SCRY_PID
+	wait_exit $SCRY_PID
 	check_status "SIG$sig: exit status" $? 0 "$TMP/$sig.err"
 	check "SIG$sig: prints what was gathered" grep -q 'Distribution' "$TMP/$sig.out"
 	check "SIG$sig: its programs are gone" gone_ids prog $progs
@@ -30,6 +30,6 @@ done
 scry_bg "$TMP/k.out" "$TMP/k.err" offcpu -d 60
 held "SIGKILL" "$TMP/k.err"
 kill -9 $SCRY_PID
-wait $SCRY_PID 2>/dev/null
+wait_exit $SCRY_PID
 check "SIGKILL: its programs are gone (links are fds)" gone_ids prog $progs
 check "SIGKILL: its links are gone" gone_ids link $links

@@ -135,10 +135,10 @@ wl=$!
 CLEANUP+=("kill -9 $wl")
 scry_bg "$TMP/p.out" "$TMP/p.err" read -p $wl
 "$RWL" files "$D2" >/dev/null 2>&1
-echo go >"$TMP/gate"
-wait $wl
+open_gate "$TMP/gate"
+wait_exit $wl
 check_status "-p: the workload's checks passed" $? 0 "$TMP/pwl.err"
-wait $SCRY_PID
+wait_exit $SCRY_PID
 check_status "read -p: scry exits 0 when the process exits" $? 0 "$TMP/p.err"
 check_reads "read -p" "$TMP/p.out"
 check_eq "read -p: the other process is not traced" \

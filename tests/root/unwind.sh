@@ -46,8 +46,8 @@ gated() {
 	mkfifo "$TMP/g$n_gate"
 	scry_bg "$json" "$json.err" -c "$UWL $mode $out $TMP/g$n_gate" "$@"
 	sleep 0.3
-	echo go >"$TMP/g$n_gate"
-	wait $SCRY_PID
+	open_gate "$TMP/g$n_gate"
+	wait_exit $SCRY_PID
 }
 
 # uprobe on malloc(777), called from record() inside qsort's comparator
@@ -85,10 +85,10 @@ mkfifo "$TMP/gate"
 wl=$!
 CLEANUP+=("kill -9 $wl")
 scry_bg "$TMP/b.json" "$TMP/b.err" --json -p $wl 'offcpu /latency > 100000000/ { @[ustack] = count() }'
-echo go >"$TMP/gate"
+open_gate "$TMP/gate"
 sleep 0.5
 kill $wl
-wait $SCRY_PID
+wait_exit $SCRY_PID
 # the comparator blocks from another call site than record()'s: compare
 # the frames above the comparator
 read -r rows events matched frames last <<<"$(compare "$TMP/b.json" "$TMP/btb" 2)"
@@ -100,8 +100,8 @@ check_eq "dwarf offcpu: ends at _start" "$last" _start
 mkfifo "$TMP/gp"
 scry_bg "$TMP/p.folded" "$TMP/p.err" profile -F 499 --folded -c "$UWL spin 2 $TMP/gp"
 sleep 0.3
-echo go >"$TMP/gp"
-wait $SCRY_PID
+open_gate "$TMP/gp"
+wait_exit $SCRY_PID
 all=$(awk '/spin_cmp|cmp/ { s += $NF } END { print s + 0 }' "$TMP/p.folded")
 full=$(awk '/^unwind_wl;_start;.*cmp/ { s += $NF } END { print s + 0 }' "$TMP/p.folded")
 check "dwarf profile: samples in the comparator ($all)" test "$all" -gt 100
@@ -125,9 +125,9 @@ wl=$!
 CLEANUP+=("kill -9 $wl")
 scry_bg "$TMP/x.out" "$TMP/x.err" offcpu -p $wl
 rm "$TMP/doomed_wl"
-echo go >"$TMP/gate2"
-wait $wl
-wait $SCRY_PID
+open_gate "$TMP/gate2"
+wait_exit $wl
+wait_exit $SCRY_PID
 check "deleted binary: its frames still have names (doomed_wl\`sleep_short)" grep -q 'doomed_wl`sleep_short' "$TMP/x.out"
 
 # --stats reports the table memory

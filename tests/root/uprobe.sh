@@ -54,9 +54,9 @@ wl=$!
 CLEANUP+=("kill -9 $wl")
 scry_bg "$TMP/pp.out" "$TMP/pp.err" -p $wl 'uprobe:libc:malloc { @[ustack] = sum(arg0) }'
 "$MWL" sizes >/dev/null	# another process: not traced
-echo go >"$TMP/gate"
-wait $wl
-wait $SCRY_PID
+open_gate "$TMP/gate"
+wait_exit $wl
+wait_exit $SCRY_PID
 check_status "-p: exit status when the process exits" $? 0 "$TMP/pp.err"
 check_eq "-p: sum(arg0) under small_allocs is 4800000 (this pid only)" "$(val_of "$TMP/pp.out" 'small_allocs')" 4800000
 check_eq "-p: sum(arg0) under big_allocs is 209715200" "$(val_of "$TMP/pp.out" 'big_allocs')" 209715200
@@ -138,5 +138,5 @@ scry_bg "$TMP/lk.out" "$TMP/lk.err" -d 60 'uretprobe:libc:malloc { @ = count() }
 links=$(owned_ids link $SCRY_PID)
 check "uretprobe: links held while running" test -n "$links"
 kill -INT $SCRY_PID
-wait $SCRY_PID
+wait_exit $SCRY_PID
 check "uretprobe: its links are gone after Ctrl-C" gone_ids link $links

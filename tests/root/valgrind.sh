@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The frontend under valgrind: no memory errors, no leaks, on real runs.
 # tests/valgrind.supp hides only valgrind's blind spot for bpf(2) attrs.
+# test-asan: no (valgrind and ASan cannot share a process)
+# test-timeout: 900 (valgrind is ~30x slower, more on a loaded machine)
 . "$(dirname "$0")/../lib.sh"
 
 vg() {	# NAME ARGS...: run scry under valgrind, expect exit 0 and no errors

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Minimal unit-test harness. Each CHECK prints one line, "ok - what" or
- * "FAIL - what (file:line): detail"; tests/run counts those lines across
- * every binary and prints the closing "N passed, N failed".
+ * "FAIL - what (file:line): detail"; a check that cannot run here prints
+ * "skip - what: why" through SKIP. tests/run counts those lines across
+ * every binary and prints the closing "N passed, N failed, N skipped"
+ * (in make test a skip is a failure: everything the tests need is there).
  */
 #ifndef SCRY_CHECK_H
 #define SCRY_CHECK_H
@@ -44,6 +46,13 @@ static int check_failed;
 		check_failed++;						\
 	}								\
 } while (0)
+
+/*
+ * A check this machine cannot run: never an "ok". WHY names what is
+ * missing and how to get it, e.g. "no xmllint: apt-get install
+ * libxml2-utils".
+ */
+#define SKIP(what, why) printf("skip - %s: %s\n", (what), (why))
 
 #define CHECK_DONE() (check_failed ? 1 : 0)
 

@@ -123,7 +123,7 @@ static void check_schema(const char *text, const char *name)
 	snprintf(what, sizeof(what), "%s valid per docs/scry.schema.json",
 		 name);
 	if (!have_jsonschema()) {
-		printf("ok - %s: skipped (no python3-jsonschema)\n", what);
+		SKIP(what, "no jsonschema: apt-get install python3-jsonschema");
 		return;
 	}
 	CHECK_INT(schema_rc(text, true), 0, what);
@@ -303,7 +303,8 @@ static void json_schema_rejects(void)
 	static const char not_json[] = "{\"version\":1,}\n";
 
 	if (!have_jsonschema()) {
-		printf("ok - schema rejects bad documents: skipped (no python3-jsonschema)\n");
+		SKIP("schema rejects bad documents",
+		     "no jsonschema: apt-get install python3-jsonschema");
 		return;
 	}
 	CHECK_INT(schema_rc(bad_field, false), 1,
@@ -373,7 +374,7 @@ static void check_xml(const char *svg, const char *name)
 
 	snprintf(what, sizeof(what), "%s parses (xmllint --noout)", name);
 	if (!have_xmllint()) {
-		printf("ok - %s skipped (no xmllint: libxml2-utils)\n", what);
+		SKIP(what, "no xmllint: apt-get install libxml2-utils");
 		return;
 	}
 	to_file(svg, path, sizeof(path));

@@ -448,7 +448,8 @@ static void test_vdso(struct syms *s)
 	struct report_frame fr;
 
 	if (!getauxval(AT_SYSINFO_EHDR)) {
-		printf("ok - vdso skipped (no AT_SYSINFO_EHDR)\n");
+		SKIP("vdso", "no vDSO in this process (AT_SYSINFO_EHDR): "
+		     "vdso=0 on the kernel command line?");
 		return;
 	}
 	CHECK(a != 0, "vdso: __vdso_clock_gettime in our image");
@@ -545,7 +546,7 @@ static void test_kernel(struct syms *s)
 
 	read_kallsyms(&sched, &mod);
 	if (!sched.addr && geteuid() != 0) {
-		printf("ok - kallsyms skipped (not root)\n");
+		SKIP("kallsyms", "addresses hidden when not root: run as root");
 		return;
 	}
 	CHECK(sched.addr != 0, "kernel: schedule in /proc/kallsyms");
@@ -569,7 +570,8 @@ static void test_kernel(struct syms *s)
 		CHECK_INT(fr.off, 0, what);
 		syms_frame_clear(&fr);
 	} else {
-		printf("ok - kernel module symbol skipped (no module)\n");
+		SKIP("kernel module symbol",
+		     "no module symbol in /proc/kallsyms (no module loaded, no ftrace trampoline)");
 	}
 
 	n = syms_kernel(s, 0x10, &fr);
@@ -1053,8 +1055,10 @@ static void test_jit_owner(__u64 b)
 		 (unsigned long long)b);
 	if (child <= 0 || !s || !perf_map_write(child, "w", text)) {
 		CHECK(0, "jit owner: child and its map");
-	} else if (geteuid() != 0 || chown(path, 65534, 65534)) {
-		printf("ok - jit owner skipped (not root)\n");
+	} else if (geteuid() != 0) {
+		SKIP("jit owner", "chown of the perf map needs root: run as root");
+	} else if (chown(path, 65534, 65534)) {
+		CHECK(0, "jit owner: chown the map to another user");
 	} else {
 		CHECK_INT(syms_add_pid(s, child), 0, "jit owner: add child");
 		CHECK_INT(syms_user(s, child, b + 4, &fr, 1), 1,
