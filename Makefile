@@ -103,7 +103,7 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/check.h tests/unit/test_util.h $(BUI
 # Workloads are built the way the issue's ground truth needs: frame
 # pointers, no inlining of the functions the tests look for.
 WL_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -D_GNU_SOURCE -pthread
-$(BUILD)/workloads/%: tests/workloads/%.c tests/workloads/gate.h Makefile | $(BUILD)/workloads
+$(BUILD)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h) Makefile | $(BUILD)/workloads
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) $< -o $@ -ldl
 

@@ -153,8 +153,10 @@ int syms_kernel(struct syms *s, __u64 addr, struct report_frame *out)
 
 bool syms_is_bpf_frame(const struct report_frame *fr)
 {
+	/* __traceiter_*: a tracepoint with two or more callbacks (another
+	 * BPF program on sched_switch) calls them through its iterator */
 	static const char *const prefixes[] = {
-		"bpf_prog_", "bpf_trace_run", "__bpf_trace_",
+		"bpf_prog_", "bpf_trace_run", "__bpf_trace_", "__traceiter_",
 	};
 	size_t i;
 

@@ -4,6 +4,8 @@
  * 50 ms from sleep_long(), each one nanosleep and so one off-CPU period.
  * Built with frame pointers. With a FIFO path as third argument it first
  * blocks until a byte arrives there (so a test can attach with -p first).
+ * With $WL_REPORT set, the wall time of each phase goes there (short_ns,
+ * long_ns): no off-CPU period inside a phase can add up to more.
  *
  *   offcpu_wl N M [GATE_FIFO]
  */
@@ -13,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "gate.h"
+#include "wl_report.h"
 
 static void nap(long ms)
 {
@@ -40,13 +43,19 @@ __attribute__((noinline)) void sleep_long(int n)
 
 int main(int argc, char **argv)
 {
+	long long t;
+
 	if (argc < 3) {
 		fprintf(stderr, "usage: offcpu_wl N M [GATE_FIFO]\n");
 		return 2;
 	}
 	if (argc > 3)
 		gate(argv[3]);
+	t = wl_now_ns();
 	sleep_short(atoi(argv[1]));
+	wl_report("short_ns", wl_now_ns() - t);
+	t = wl_now_ns();
 	sleep_long(atoi(argv[2]));
+	wl_report("long_ns", wl_now_ns() - t);
 	return 0;
 }
