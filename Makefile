@@ -116,7 +116,21 @@ $(BUILD)/workloads/libdlwl.so: tests/workloads/lib/dlwl_lib.c Makefile | $(BUILD
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fPIC -shared -Wall -Wextra -Werror $< -o $@
 
-workloads: $(WL_BINS) $(BUILD)/workloads/libdlwl.so
+# big_fde: 75k push/pop pairs, each with its CFA offset, then a call:
+# 150k CFI rows in one FDE (tests/root/hostile_files.sh)
+$(BUILD)/workloads/bigfde.s: Makefile | $(BUILD)/workloads
+	$(call msg,GEN,$@)
+	$(Q)awk 'BEGIN { print "\t.text\n\t.globl big_fde\n\t.type big_fde,@function"; \
+		print "big_fde:\n\t.cfi_startproc\n\tsub $$8, %rsp\n\t.cfi_adjust_cfa_offset 8"; \
+		for (i = 0; i < 75000; i++) \
+			print "\tpush %rax\n\t.cfi_adjust_cfa_offset 8\n\tpop %rax\n\t.cfi_adjust_cfa_offset -8"; \
+		print "\tcall wl_block\n\tadd $$8, %rsp\n\t.cfi_adjust_cfa_offset -8\n\tret"; \
+		print "\t.cfi_endproc\n\t.size big_fde, .-big_fde\n\t.section .note.GNU-stack,\"\",@progbits" }' > $@
+$(BUILD)/workloads/bigfde_wl: tests/workloads/bigfde/bigfde_wl.c $(BUILD)/workloads/bigfde.s tests/workloads/gate.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) tests/workloads/bigfde/bigfde_wl.c $(BUILD)/workloads/bigfde.s -o $@
+
+workloads: $(WL_BINS) $(BUILD)/workloads/libdlwl.so $(BUILD)/workloads/bigfde_wl
 unit: $(UNIT_BINS)
 
 # libFuzzer target for the expression parser (clang).
@@ -132,7 +146,34 @@ $(BUILD)/fuzz_plan: $(FUZZ_PLAN_SRCS) $(wildcard include/scry/*.h) $(BUILD)/libs
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -I$(BUILD) -D_GNU_SOURCE \
 		$(FUZZ_PLAN_SRCS) $(BUILD)/libscry.a $(LDLIBS) -o $@
-fuzz: $(BUILD)/fuzz_expr $(BUILD)/fuzz_plan
+# libFuzzer targets for what scry reads from traced processes: the layer
+# (src/elf.c, proc.c, ...) built instrumented once, one binary per input.
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -Iinclude -D_GNU_SOURCE
+FUZZ_LAYER := array stop elf symtab unwind_table debuginfo fsafe resolve hint \
+	      proc jitmap ranges
+FUZZ_LAYER_OBJS := $(patsubst %,$(BUILD)/fuzz-obj/%.o,$(FUZZ_LAYER))
+$(BUILD)/fuzz-obj:
+	$(Q)mkdir -p $@
+$(BUILD)/fuzz-obj/%.o: src/%.c $(wildcard include/scry/*.h) | $(BUILD)/fuzz-obj
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -c $< -o $@
+FUZZ_ELF_BINS := $(patsubst %,$(BUILD)/fuzz_%,ehframe symtab stapsdt debuglink)
+FUZZ_TEXT_BINS := $(patsubst %,$(BUILD)/fuzz_%,maps perfmap)
+$(BUILD)/fuzz_ehframe: FUZZ_KIND := 1
+$(BUILD)/fuzz_symtab: FUZZ_KIND := 2
+$(BUILD)/fuzz_stapsdt: FUZZ_KIND := 3
+$(BUILD)/fuzz_debuglink: FUZZ_KIND := 4
+$(BUILD)/fuzz_maps: FUZZ_KIND := 1
+$(BUILD)/fuzz_perfmap: FUZZ_KIND := 2
+FUZZ_LINK = $(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -DFUZZ_KIND=$(FUZZ_KIND) $< \
+	    $(FUZZ_LAYER_OBJS) -lelf -ldw -o $@
+$(FUZZ_ELF_BINS): tests/fuzz/fuzz_elf.c tests/fuzz/elfimg.h $(FUZZ_LAYER_OBJS)
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_LINK)
+$(FUZZ_TEXT_BINS): tests/fuzz/fuzz_text.c $(FUZZ_LAYER_OBJS)
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_LINK)
+fuzz: $(BUILD)/fuzz_expr $(BUILD)/fuzz_plan $(FUZZ_ELF_BINS) $(FUZZ_TEXT_BINS)
 
 check: $(UNIT_BINS)
 	$(Q)tests/run --unit-only $(BUILD)

@@ -475,7 +475,7 @@ int elf_sym_iter_next(struct elf_sym_iter *it, struct elf_sym *out)
 			it->syms = NULL;
 			continue;
 		}
-		if (!(it->i % SYMS_PER_STOP_CHECK) && stop_requested())
+		if (it->i % SYMS_PER_STOP_CHECK == 1 && stop_requested())
 			return -EINTR;
 		if (!gelf_getsym(it->syms, (int)it->i, &st)) {
 			it->syms = NULL;	/* a broken table ends */

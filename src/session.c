@@ -456,6 +456,10 @@ static void unwind_report(const struct session *s)
 		fprintf(stderr, "scry: unwind tables not loaded: %zu (rows "
 			"full: raise --max-unwind-rows), %zu processes\n",
 			st->rows_full + st->tables_full, st->procs_failed);
+	if (st->too_big)
+		fprintf(stderr, "scry: unwind tables not built: %zu files with "
+			"more than %u rows (frame pointers used there)\n",
+			st->too_big, UNWIND_MAX_ROWS);
 	unwind_stats_print(stderr, "scry: unwind rows", &st->sum);
 }
 

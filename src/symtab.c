@@ -58,7 +58,8 @@ int symtab_add_elf(struct symtab *t, struct elf_file *f, unsigned int tables)
 	if (!it)
 		return -ENOMEM;
 	while ((ret = elf_sym_iter_next(it, &s)) > 0) {
-		if (!s.defined)
+		/* "@V" alone names nothing */
+		if (!s.defined || !s.baselen)
 			continue;
 		/* Drop symbol versions: malloc@@GLIBC_2.2.5 -> malloc. */
 		ret = symtab_add(t, s.value, s.size, s.name, s.baselen,

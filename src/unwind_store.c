@@ -189,6 +189,8 @@ static struct ufile *file_of(struct unwind_store *s, struct obj *o)
 		f->id = place(s, t);
 	else if (errno == ENOENT || errno == EFBIG)
 		s->stats.no_cfi++;
+	else if (errno == E2BIG)
+		s->stats.too_big++;
 	else
 		s->stats.failed++;
 	return f;

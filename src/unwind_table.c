@@ -2,28 +2,21 @@
 /*
  * DWARF unwind tables: .eh_frame (or .debug_frame) -> compact rows.
  *
- * libdw evaluates the CFI; this file only asks it, row by row, what the
- * rule is at each pc and keeps the rules the BPF walker models (see
- * include/scry/unwind_abi.h). FDEs are enumerated with dwarf_next_cfi and
- * their address ranges decoded here, since libdw does not export them;
- * inside an FDE, dwarf_frame_info gives each row's [start, end), so the
- * walk visits every row boundary exactly once.
+ * FDEs are enumerated with libdw's dwarf_next_cfi and their address
+ * ranges decoded here; each FDE's call frame program is then run here,
+ * once, from start to end (linear in its size), and every row boundary
+ * it passes yields a row with the rules the BPF walker models (see
+ * include/scry/unwind_abi.h). tests/unit/test_unwind.c checks every row
+ * of libc against libdw's own evaluation.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <sys/auxv.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <bpf/bpf.h>
 
 #include <scry/array.h>
 #include <scry/elf.h>
@@ -74,15 +67,11 @@ static int rows_push(struct unwind_table *t, struct scry_unwind_row r)
 			*last = r;
 		return 0;
 	}
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-		void *p = realloc(t->rows, cap * sizeof(*t->rows));
-
-		if (!p)
-			return -ENOMEM;
-		t->rows = p;
-		t->cap = cap;
-	}
+	/* a file that needs more is unwound by frame pointers instead */
+	if (t->nrows >= UNWIND_MAX_ROWS)
+		return -E2BIG;
+	if (array_ensure(&t->rows, &t->cap, sizeof(*t->rows), t->nrows + 1))
+		return -ENOMEM;
 	t->rows[t->nrows++] = r;
 	return 0;
 }
@@ -116,6 +105,9 @@ struct fde {
 	__u64 start;
 	__u64 end;
 	unsigned int src;	/* CFI_EH or CFI_DEBUG */
+	unsigned int cie;	/* index into its source's cies */
+	const uint8_t *ins;	/* call frame instructions */
+	const uint8_t *ins_end;
 };
 
 struct fde_list {
@@ -125,18 +117,25 @@ struct fde_list {
 
 enum { CFI_EH, CFI_DEBUG, CFI_NSRC };
 
-struct cie_enc {
+/* What an FDE needs of its CIE. */
+struct cie {
 	Dwarf_Off off;
 	int enc;		/* FDE pointer encoding, -1: not understood */
+	bool fde_aug;		/* 'z': FDEs carry augmentation data */
+	bool signal;		/* 'S': a signal frame (__restore_rt) */
+	__u64 caf;		/* code alignment factor */
+	__s64 daf;		/* data alignment factor */
+	__u64 ra;		/* return address column */
+	const uint8_t *ins;	/* initial instructions */
+	const uint8_t *ins_end;
 };
 
 struct cfi_src {
-	Dwarf_CFI *cfi;		/* libdw's view of the same section */
 	Elf_Data *data;
 	__u64 sec_addr;		/* .eh_frame's vaddr, base of pcrel pointers */
 	bool eh;
 	unsigned int addr_size;
-	struct cie_enc *cies;
+	struct cie *cies;
 	size_t ncies, cap_cies;
 };
 
@@ -276,28 +275,42 @@ static int cie_fde_enc(const struct cfi_src *src, const Dwarf_CIE *cie)
 
 static int cie_add(struct cfi_src *src, Dwarf_Off off, const Dwarf_CIE *cie)
 {
-	if (src->ncies == src->cap_cies) {
-		size_t cap = src->cap_cies ? src->cap_cies * 2 : 8;
-		void *p = realloc(src->cies, cap * sizeof(*src->cies));
+	const char *a = cie->augmentation;
 
-		if (!p)
-			return -ENOMEM;
-		src->cies = p;
-		src->cap_cies = cap;
-	}
-	src->cies[src->ncies++] = (struct cie_enc){ off, cie_fde_enc(src, cie) };
+	if (array_ensure(&src->cies, &src->cap_cies, sizeof(*src->cies),
+			 src->ncies + 1))
+		return -ENOMEM;
+	src->cies[src->ncies++] = (struct cie){
+		.off = off, .enc = cie_fde_enc(src, cie),
+		.fde_aug = a && a[0] == 'z',
+		.signal = a && strchr(a, 'S'),
+		.caf = cie->code_alignment_factor,
+		.daf = cie->data_alignment_factor,
+		.ra = cie->return_address_register,
+		.ins = cie->initial_instructions,
+		.ins_end = cie->initial_instructions_end,
+	};
 	return 0;
 }
 
-static int cie_enc_of(const struct cfi_src *src, Dwarf_Off off)
+/*
+ * The CIE at section offset @off, or -1. CIEs are met in section order,
+ * so the list is sorted by offset: a binary search, whatever a hostile
+ * file makes its FDEs point at.
+ */
+static long cie_find(const struct cfi_src *src, Dwarf_Off off)
 {
-	size_t i;
+	size_t lo = 0, hi = src->ncies;
 
-	/* a handful of CIEs per file: the newest is almost always it */
-	for (i = src->ncies; i-- > 0;)
-		if (src->cies[i].off == off)
-			return src->cies[i].enc;
-	return -1;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (src->cies[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < src->ncies && src->cies[lo].off == off ? (long)lo : -1;
 }
 
 static int fde_cmp(const void *a, const void *b)
@@ -327,15 +340,8 @@ static size_t sort_fdes(struct fde *v, size_t n)
 
 static int fde_add(struct fde_list *l, struct fde f)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 1024;
-		void *q = realloc(l->v, cap * sizeof(*l->v));
-
-		if (!q)
-			return -ENOMEM;
-		l->v = q;
-		l->cap = cap;
-	}
+	if (array_ensure(&l->v, &l->cap, sizeof(*l->v), l->n + 1))
+		return -ENOMEM;
 	l->v[l->n++] = f;
 	return 0;
 }
@@ -347,66 +353,124 @@ static int list_fdes(Elf *e, struct cfi_src *src, unsigned int which,
 	const char *ident = elf_getident(e, NULL);
 	Dwarf_Off off = 0, next;
 	Dwarf_CFI_Entry ent;
-	int enc;
+	long ci;
 
 	/* a malformed entry ends the section; keep what came before */
 	while (!dwarf_next_cfi((const unsigned char *)ident, src->data,
 			       src->eh, off, &next, &ent)) {
 		const uint8_t *p = ent.fde.start, *end = ent.fde.end;
-		__u64 start, len;
+		const struct cie *c;
+		__u64 start, len, aug;
 
 		if (dwarf_cfi_cie_p(&ent)) {
 			if (cie_add(src, off, &ent.cie))
 				return -ENOMEM;
-		} else if ((enc = cie_enc_of(src, ent.fde.CIE_pointer)) >= 0 &&
-			   read_encoded(src, enc, &p, end, &start) &&
-			   read_encoded(src, enc & 0x0f, &p, end, &len) &&
+		} else if ((ci = cie_find(src, ent.fde.CIE_pointer)) >= 0 &&
+			   (c = &src->cies[ci])->enc >= 0 &&
+			   read_encoded(src, c->enc, &p, end, &start) &&
+			   read_encoded(src, c->enc & 0x0f, &p, end, &len) &&
+			   (!c->fde_aug || (read_uleb(&p, end, &aug) &&
+					    aug <= (__u64)(end - p) &&
+					    (p += aug))) &&
 			   len && start + len > start && in_exec_seg(t, start) &&
-			   fde_add(l, (struct fde){ start, start + len, which })) {
+			   fde_add(l, (struct fde){ start, start + len, which,
+						    ci, p, end })) {
 			return -ENOMEM;
 		}
 		if (next == (Dwarf_Off)-1 || next <= off)
 			break;
 		off = next;
+		if (stop_requested())
+			return -EINTR;
 	}
 	return 0;
 }
 
-/* ---- one row from libdw's frame state --------------------------------- */
+/* ---- the CFA program, run once per FDE --------------------------------- */
 
-/* Register @reg saved at CFA + *off (ops as dwarf_frame_register gives). */
-static bool saved_at_cfa(const Dwarf_Op *ops, size_t nops, __s64 *off)
-{
-	if (nops == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
-		*off = 0;
-		return true;
-	}
-	if (nops == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
-	    ops[1].atom == DW_OP_plus_uconst) {
-		*off = (__s64)ops[1].number;
-		return true;
-	}
-	return false;
-}
+/*
+ * The rows of an FDE come from running its CIE's initial instructions
+ * and then its own, in one pass: every DW_CFA_advance_loc ends a row.
+ * (Asking libdw for the rule at each row instead replays the program
+ * from the FDE's start every time: a function with n rows cost n^2, and
+ * a 150k-row function minutes.) Only the registers the walker models
+ * are tracked: the CFA, rbp and the return address; rules that cannot
+ * be expressed make the row UNSUPPORTED, as the walker needs.
+ *
+ * The initial state is libdw's x86-64 ABI default (the CFA is rsp + 8,
+ * the return address at CFA - 8, rbp unchanged), so files that leave
+ * those out get the rows libdw would give.
+ */
+enum reg_rule {
+	RULE_SAME,		/* unchanged */
+	RULE_UNDEF,		/* undefined */
+	RULE_OFFSET,		/* saved at CFA + off */
+	RULE_OTHER,		/* anything else: not modelled */
+};
+
+struct reg_state {
+	enum reg_rule rule;
+	__s64 off;
+};
+
+struct cfa_state {
+	bool expr;		/* DW_CFA_def_cfa_expression */
+	__u64 reg;		/* !expr: CFA = reg + off */
+	__s64 off;
+	const uint8_t *e;	/* expr: the expression */
+	__u64 elen;
+};
+
+struct frame_state {
+	struct cfa_state cfa;
+	struct reg_state rbp;
+	struct reg_state ra;
+};
+
+/* remember_state nests this deep at most (gcc uses one level) */
+#define MAX_REMEMBER	64
+/* instructions between two looks at stop_requested() */
+#define INS_PER_STOP_CHECK	(1 << 16)
+
+struct cfa_run {
+	const struct cfi_src *src;
+	const struct cie *cie;
+	struct frame_state st;
+	struct frame_state init;	/* after the CIE: DW_CFA_restore */
+	struct frame_state stack[MAX_REMEMBER];
+	unsigned int depth;
+	__u64 loc;
+	unsigned long steps;
+};
 
 /* rsp + 8 + (((rip & 15) >= K) << 3): the CFI GNU ld writes for .plt */
-static bool plt_rule(const Dwarf_Op *ops, size_t nops, __s16 *k)
+static bool plt_rule(const uint8_t *e, __u64 len, __s16 *k)
 {
 	static const uint8_t want[] = {
-		DW_OP_breg7, DW_OP_breg16, DW_OP_lit15, DW_OP_and, 0,
+		DW_OP_breg7, 8, DW_OP_breg16, 0, DW_OP_lit15, DW_OP_and, 0,
 		DW_OP_ge, DW_OP_lit3, DW_OP_shl, DW_OP_plus,
 	};
 	size_t i;
 
-	if (nops != sizeof(want) || ops[0].number != 8 || ops[1].number != 0)
+	if (len != sizeof(want))
 		return false;
-	for (i = 0; i < nops; i++)
-		if (want[i] && ops[i].atom != want[i])
+	for (i = 0; i < len; i++)
+		if (i != 6 && e[i] != want[i])
 			return false;
-	if (ops[4].atom < DW_OP_lit0 || ops[4].atom > DW_OP_lit31)
+	if (e[6] < DW_OP_lit0 || e[6] > DW_OP_lit31)
 		return false;
-	*k = ops[4].atom - DW_OP_lit0;
+	*k = e[6] - DW_OP_lit0;
 	return true;
+}
+
+/* *(rbp + off): gcc's stack realignment (DW_OP_breg6 off; DW_OP_deref) */
+static bool deref_rbp_rule(const uint8_t *e, __u64 len, __s64 *off)
+{
+	const uint8_t *p = e + 1, *end = e + len;
+
+	if (len < 3 || e[0] != DW_OP_breg6 || !read_sleb(&p, end, off))
+		return false;
+	return p + 1 == end && *p == DW_OP_deref;
 }
 
 /*
@@ -424,100 +488,305 @@ static void set_rule(struct scry_unwind_row *r, __u8 cfa, __s64 off)
 	}
 }
 
-static void cfa_rule(Dwarf_Frame *fr, struct scry_unwind_row *r)
+static void cfa_rule(const struct cfa_state *c, struct scry_unwind_row *r)
 {
-	Dwarf_Op *ops;
-	size_t nops;
+	__s64 off;
 
 	r->cfa = SCRY_UNWIND_CFA_UNSUPPORTED;
-	if (dwarf_frame_cfa(fr, &ops, &nops) || !nops)
-		return;
-	if (nops == 1 && ops[0].atom == DW_OP_bregx &&
-	    ops[0].number == REG_RSP)
-		set_rule(r, SCRY_UNWIND_CFA_RSP, (__s64)ops[0].number2);
-	else if (nops == 1 && ops[0].atom == DW_OP_bregx &&
-		 ops[0].number == REG_RBP)
-		set_rule(r, SCRY_UNWIND_CFA_RBP, (__s64)ops[0].number2);
-	else if (nops == 2 && ops[0].atom == DW_OP_breg6 &&
-		 ops[1].atom == DW_OP_deref)
-		set_rule(r, SCRY_UNWIND_CFA_DEREF_RBP, (__s64)ops[0].number);
-	else if (plt_rule(ops, nops, &r->off))
+	if (!c->expr && c->reg == REG_RSP)
+		set_rule(r, SCRY_UNWIND_CFA_RSP, c->off);
+	else if (!c->expr && c->reg == REG_RBP)
+		set_rule(r, SCRY_UNWIND_CFA_RBP, c->off);
+	else if (c->expr && deref_rbp_rule(c->e, c->elen, &off))
+		set_rule(r, SCRY_UNWIND_CFA_DEREF_RBP, off);
+	else if (c->expr && plt_rule(c->e, c->elen, &r->off))
 		r->cfa = SCRY_UNWIND_CFA_PLT;
 }
 
-static __u8 rbp_rule(Dwarf_Frame *fr)
+static __u8 rbp_rule(const struct reg_state *rbp)
 {
-	Dwarf_Op mem[3], *ops;
-	size_t nops;
-	__s64 off;
-
-	if (dwarf_frame_register(fr, REG_RBP, mem, &ops, &nops))
+	if (rbp->rule == RULE_SAME)
+		return SCRY_UNWIND_RBP_SAME;
+	if (rbp->rule != RULE_OFFSET || rbp->off >= 0 || rbp->off % 8 ||
+	    -rbp->off / 8 >= SCRY_UNWIND_RBP_LOST)
 		return SCRY_UNWIND_RBP_LOST;
-	if (!nops)
-		return ops ? SCRY_UNWIND_RBP_LOST : SCRY_UNWIND_RBP_SAME;
-	if (!saved_at_cfa(ops, nops, &off) || off >= 0 || off % 8 ||
-	    -off / 8 >= SCRY_UNWIND_RBP_LOST)
-		return SCRY_UNWIND_RBP_LOST;
-	return -off / 8;
+	return -rbp->off / 8;
 }
 
-static struct scry_unwind_row row_of(Dwarf_Frame *fr, __u64 pc, int ra_reg,
-				     bool signal)
+static struct scry_unwind_row row_of(const struct cfa_run *run)
 {
-	struct scry_unwind_row r = { .pc = pc };
-	Dwarf_Op mem[3], *ops;
-	size_t nops;
-	__s64 off;
+	struct scry_unwind_row r = { .pc = run->loc };
+	const struct frame_state *st = &run->st;
 
-	if (signal) {
+	if (run->cie->signal) {
 		r.cfa = SCRY_UNWIND_CFA_SIGNAL;
 		return r;
 	}
-	if (dwarf_frame_register(fr, ra_reg, mem, &ops, &nops) ||
-	    ra_reg != REG_RIP) {
+	if (run->cie->ra != REG_RIP) {
 		r.cfa = SCRY_UNWIND_CFA_UNSUPPORTED;
 		return r;
 	}
-	if (!nops && ops) {		/* undefined: the outermost frame */
+	if (st->ra.rule == RULE_UNDEF) {	/* the outermost frame */
 		r.cfa = SCRY_UNWIND_CFA_END;
 		return r;
 	}
-	cfa_rule(fr, &r);
+	cfa_rule(&st->cfa, &r);
 	/* the walker reads the return address at CFA - 8, nowhere else */
-	if (!saved_at_cfa(ops, nops, &off) || off != -8)
+	if (st->ra.rule != RULE_OFFSET || st->ra.off != -8)
 		r.cfa = SCRY_UNWIND_CFA_UNSUPPORTED;
 	if (r.cfa == SCRY_UNWIND_CFA_UNSUPPORTED)
 		r.off = 0;
 	else
-		r.rbp = rbp_rule(fr);
+		r.rbp = rbp_rule(&st->rbp);
 	return r;
 }
 
-/* Every row of one FDE; a pc libdw cannot evaluate gets an UNSUPPORTED row. */
-static int fde_rows(Dwarf_CFI *cfi, const struct fde *f, __u64 until,
-		    struct unwind_table *t)
+static struct reg_state *reg_of(struct frame_state *st, __u64 reg,
+				const struct cie *cie)
 {
-	Dwarf_Addr pc = f->start, start, end;
-	struct scry_unwind_row r;
-	Dwarf_Frame *fr;
-	bool signal;
-	int ra, err;
+	if (reg == cie->ra)
+		return &st->ra;
+	return reg == REG_RBP ? &st->rbp : NULL;
+}
 
-	while (pc < until) {
-		if (dwarf_cfi_addrframe(cfi, pc, &fr))
-			return rows_push(t, (struct scry_unwind_row){
-				.pc = pc, .cfa = SCRY_UNWIND_CFA_UNSUPPORTED });
-		ra = dwarf_frame_info(fr, &start, &end, &signal);
-		r = row_of(fr, pc, ra, signal);
-		free(fr);
-		err = rows_push(t, r);
-		if (err)
-			return err;
-		if (end <= pc)		/* libdw could not bound the row */
+static void set_reg(struct cfa_run *run, __u64 reg, enum reg_rule rule,
+		    __s64 off)
+{
+	struct reg_state *r = reg_of(&run->st, reg, run->cie);
+
+	if (r)
+		*r = (struct reg_state){ rule, off };
+}
+
+/* The row of the state so far, if it starts before @until. */
+static int emit(struct unwind_table *t, const struct cfa_run *run,
+		__u64 until)
+{
+	return run->loc < until ? rows_push(t, row_of(run)) : 0;
+}
+
+/*
+ * Move to @loc: the state so far is the row up to there. Returns 1 when
+ * the new row starts past @until (the rest does not matter), 0, -errno.
+ */
+static int advance(struct unwind_table *t, struct cfa_run *run, __u64 loc,
+		   __u64 until)
+{
+	int err;
+
+	if (loc < run->loc)
+		return -EINVAL;		/* backwards: not a valid program */
+	if (loc == run->loc)
+		return 0;
+	err = emit(t, run, until);
+	run->loc = loc;
+	return err ? err : loc >= until;
+}
+
+/* DW_CFA_advance_loc*: @delta code alignment units on. */
+static int step(struct unwind_table *t, struct cfa_run *run, __u64 delta,
+		__u64 until)
+{
+	const struct cie *c = run->cie;
+	__u64 loc;
+
+	/* the CIE sets up, it never moves */
+	if (!t || (c->caf && delta > ~0ULL / c->caf))
+		return -EINVAL;
+	loc = run->loc + delta * c->caf;
+	if (loc < run->loc)
+		return -EINVAL;
+	return advance(t, run, loc, until);
+}
+
+/*
+ * Run the instructions [@p, @end). @t NULL: the CIE's initial
+ * instructions, which must not advance. Returns 0, 1 when past @until,
+ * -EINVAL for an instruction this file should not have, -errno.
+ */
+static int run_cfa(struct unwind_table *t, struct cfa_run *run,
+		   const uint8_t *p, const uint8_t *end, __u64 until)
+{
+	const struct cie *c = run->cie;
+	struct reg_state *r;
+	__u64 reg, u, len;
+	__s64 sv;
+	int err = 0;
+
+	while (p < end && !err) {
+		uint8_t op = *p++;
+		__u64 delta = 0;
+
+		if (!(++run->steps % INS_PER_STOP_CHECK) && stop_requested())
+			return -EINTR;
+		switch (op & 0xc0) {
+		case DW_CFA_advance_loc:
+			err = step(t, run, op & 0x3f, until);
+			continue;
+		case DW_CFA_offset:
+			if (!read_uleb(&p, end, &u))
+				return -EINVAL;
+			set_reg(run, op & 0x3f, RULE_OFFSET, (__s64)u * c->daf);
+			continue;
+		case DW_CFA_restore:
+			r = reg_of(&run->st, op & 0x3f, c);
+			if (r)
+				*r = *reg_of(&run->init, op & 0x3f, c);
+			continue;
+		}
+		switch (op) {
+		case DW_CFA_nop:
+		case DW_CFA_GNU_args_size:
+			if (op == DW_CFA_GNU_args_size && !read_uleb(&p, end, &u))
+				return -EINVAL;
 			break;
-		pc = end;
+		case DW_CFA_set_loc:
+			if (!t || c->enc < 0 ||
+			    !read_encoded(run->src, c->enc, &p, end, &u))
+				return -EINVAL;
+			err = advance(t, run, u, until);
+			continue;
+		case DW_CFA_advance_loc1:
+		case DW_CFA_advance_loc2:
+		case DW_CFA_advance_loc4:
+			len = op == DW_CFA_advance_loc1 ? 1 :
+			      op == DW_CFA_advance_loc2 ? 2 : 4;
+			if ((__u64)(end - p) < len)
+				return -EINVAL;
+			memcpy(&delta, p, len);	/* little endian */
+			p += len;
+			err = step(t, run, delta, until);
+			break;
+		case DW_CFA_offset_extended:
+		case DW_CFA_val_offset:
+		case DW_CFA_GNU_negative_offset_extended:
+			if (!read_uleb(&p, end, &reg) || !read_uleb(&p, end, &u))
+				return -EINVAL;
+			sv = (__s64)u * c->daf;
+			set_reg(run, reg, op == DW_CFA_val_offset ? RULE_OTHER :
+				RULE_OFFSET, op == DW_CFA_GNU_negative_offset_extended ?
+				-(__s64)u * c->daf : sv);
+			break;
+		case DW_CFA_offset_extended_sf:
+		case DW_CFA_val_offset_sf:
+			if (!read_uleb(&p, end, &reg) || !read_sleb(&p, end, &sv))
+				return -EINVAL;
+			set_reg(run, reg, op == DW_CFA_val_offset_sf ?
+				RULE_OTHER : RULE_OFFSET, sv * c->daf);
+			break;
+		case DW_CFA_restore_extended:
+			if (!read_uleb(&p, end, &reg))
+				return -EINVAL;
+			r = reg_of(&run->st, reg, c);
+			if (r)
+				*r = *reg_of(&run->init, reg, c);
+			break;
+		case DW_CFA_undefined:
+		case DW_CFA_same_value:
+			if (!read_uleb(&p, end, &reg))
+				return -EINVAL;
+			set_reg(run, reg, op == DW_CFA_undefined ? RULE_UNDEF :
+				RULE_SAME, 0);
+			break;
+		case DW_CFA_register:
+			if (!read_uleb(&p, end, &reg) || !read_uleb(&p, end, &u))
+				return -EINVAL;
+			set_reg(run, reg, RULE_OTHER, 0);
+			break;
+		case DW_CFA_remember_state:
+			if (run->depth == MAX_REMEMBER)
+				return -EINVAL;
+			run->stack[run->depth++] = run->st;
+			break;
+		case DW_CFA_restore_state:
+			if (!run->depth)
+				return -EINVAL;
+			run->st = run->stack[--run->depth];
+			break;
+		case DW_CFA_def_cfa:
+		case DW_CFA_def_cfa_sf:
+			if (!read_uleb(&p, end, &reg))
+				return -EINVAL;
+			if (op == DW_CFA_def_cfa) {
+				if (!read_uleb(&p, end, &u))
+					return -EINVAL;
+				sv = (__s64)u;
+			} else {
+				if (!read_sleb(&p, end, &sv))
+					return -EINVAL;
+				sv *= c->daf;
+			}
+			run->st.cfa = (struct cfa_state){ .reg = reg, .off = sv };
+			break;
+		case DW_CFA_def_cfa_register:
+			if (!read_uleb(&p, end, &reg) || run->st.cfa.expr)
+				return -EINVAL;
+			run->st.cfa.reg = reg;
+			break;
+		case DW_CFA_def_cfa_offset:
+		case DW_CFA_def_cfa_offset_sf:
+			if (run->st.cfa.expr)
+				return -EINVAL;
+			if (op == DW_CFA_def_cfa_offset) {
+				if (!read_uleb(&p, end, &u))
+					return -EINVAL;
+				run->st.cfa.off = (__s64)u;
+			} else {
+				if (!read_sleb(&p, end, &sv))
+					return -EINVAL;
+				run->st.cfa.off = sv * c->daf;
+			}
+			break;
+		case DW_CFA_def_cfa_expression:
+			if (!read_uleb(&p, end, &len) || len > (__u64)(end - p))
+				return -EINVAL;
+			run->st.cfa = (struct cfa_state){ .expr = true,
+							  .e = p, .elen = len };
+			p += len;
+			break;
+		case DW_CFA_expression:
+		case DW_CFA_val_expression:
+			if (!read_uleb(&p, end, &reg) ||
+			    !read_uleb(&p, end, &len) || len > (__u64)(end - p))
+				return -EINVAL;
+			set_reg(run, reg, RULE_OTHER, 0);
+			p += len;
+			break;
+		default:
+			return -EINVAL;
+		}
 	}
-	return 0;
+	return err;
+}
+
+/*
+ * Every row of one FDE up to @until (the next FDE's start, or its end).
+ * Where the program is broken or runs a rule libdw would refuse, the
+ * rest of the FDE gets an UNSUPPORTED row: the walker stops there
+ * rather than guess.
+ */
+static int fde_rows(const struct cfi_src *src, const struct fde *f,
+		    __u64 until, struct unwind_table *t, struct cfa_run *run)
+{
+	int err;
+
+	memset(run, 0, sizeof(*run));
+	run->src = src;
+	run->cie = &src->cies[f->cie];
+	run->loc = f->start;
+	run->st.cfa = (struct cfa_state){ .reg = REG_RSP, .off = 8 };
+	run->st.ra = (struct reg_state){ RULE_OFFSET, -8 };
+	err = run_cfa(NULL, run, run->cie->ins, run->cie->ins_end, until);
+	run->init = run->st;
+	run->depth = 0;
+	if (!err)
+		err = run_cfa(t, run, f->ins, f->ins_end, until);
+	if (err == -EINVAL)
+		err = rows_push(t, (struct scry_unwind_row){
+			.pc = run->loc, .cfa = SCRY_UNWIND_CFA_UNSUPPORTED });
+	else if (err >= 0)
+		err = emit(t, run, until);	/* the last row */
+	return err < 0 ? err : 0;
 }
 
 static void count_rows(struct unwind_table *t)
@@ -551,10 +820,13 @@ static void count_rows(struct unwind_table *t)
 static int table_rows(const struct cfi_src *srcs, const struct fde *fdes,
 		      size_t n, struct unwind_table *t)
 {
+	struct cfa_run *run = malloc(sizeof(*run));
 	size_t i;
-	int err;
+	int err = 0;
 
-	for (i = 0; i < n; i++) {
+	if (!run)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
 		__u64 until = fdes[i].end;
 		bool gap = true;
 
@@ -563,22 +835,25 @@ static int table_rows(const struct cfi_src *srcs, const struct fde *fdes,
 			gap = false;	/* the next FDE starts right here */
 		}
 		if (until > UINT32_MAX)
-			return -EFBIG;
-		err = fde_rows(srcs[fdes[i].src].cfi, &fdes[i], until, t);
+			err = -EFBIG;
+		else if (stop_requested())
+			err = -EINTR;
+		else
+			err = fde_rows(&srcs[fdes[i].src], &fdes[i], until, t,
+				       run);
 		if (!err && gap)
 			err = rows_push(t, (struct scry_unwind_row){
 				.pc = until, .cfa = SCRY_UNWIND_CFA_NONE });
-		if (err)
-			return err;
 	}
-	return 0;
+	free(run);
+	return err;
 }
 
 /* ---- table build ------------------------------------------------------ */
 
 /*
- * .eh_frame (what the unwinders of the process itself use) through
- * dwarf_getcfi_elf; .debug_frame through libdw's DWARF reader. A file may
+ * .eh_frame (what the unwinders of the process itself use), else or
+ * also .debug_frame (possibly compressed). A file may
  * have both: code built with -fno-asynchronous-unwind-tables -g keeps its
  * CFI in .debug_frame while crt's _start still brings an .eh_frame.
  */
@@ -592,12 +867,10 @@ static int open_eh(const struct elf_file *f, struct cfi_src *src)
 	src->eh = true;
 	src->sec_addr = sh.sh_addr;
 	src->data = elf_getdata(scn, NULL);
-	src->cfi = dwarf_getcfi_elf(elf_file_elf(f));
-	return src->data && src->cfi ? 0 : -ENOENT;
+	return src->data ? 0 : -ENOENT;
 }
 
-static int open_debug(const struct elf_file *f, struct cfi_src *src,
-		      Dwarf **dw)
+static int open_debug(const struct elf_file *f, struct cfi_src *src)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn = find_scn(f, ".debug_frame", &sh);
@@ -607,16 +880,13 @@ static int open_debug(const struct elf_file *f, struct cfi_src *src,
 	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
 		return -ENOENT;
 	src->data = elf_getdata(scn, NULL);
-	*dw = dwarf_begin_elf(elf_file_elf(f), DWARF_C_READ, NULL);
-	src->cfi = *dw ? dwarf_getcfi(*dw) : NULL;
-	return src->data && src->cfi ? 0 : -ENOENT;
+	return src->data ? 0 : -ENOENT;
 }
 
 static int build(const struct elf_file *f, struct unwind_table *t)
 {
 	struct cfi_src srcs[CFI_NSRC] = {};
 	struct fde_list l = {};
-	Dwarf *dw = NULL;
 	unsigned int i;
 	size_t n;
 	int err = 0;
@@ -626,7 +896,7 @@ static int build(const struct elf_file *f, struct unwind_table *t)
 	for (i = 0; !err && i < CFI_NSRC; i++) {
 		srcs[i].addr_size = 8;
 		if (!(i == CFI_EH ? open_eh(f, &srcs[i])
-				  : open_debug(f, &srcs[i], &dw)))
+				  : open_debug(f, &srcs[i])))
 			err = list_fdes(elf_file_elf(f), &srcs[i], i, t, &l);
 	}
 	n = sort_fdes(l.v, l.n);
@@ -639,10 +909,6 @@ static int build(const struct elf_file *f, struct unwind_table *t)
 	free(l.v);
 	for (i = 0; i < CFI_NSRC; i++)
 		free(srcs[i].cies);
-	if (srcs[CFI_EH].cfi)
-		dwarf_cfi_end(srcs[CFI_EH].cfi);
-	if (dw)
-		dwarf_end(dw);		/* owns the .debug_frame cfi */
 	if (!err)
 		count_rows(t);
 	return err;

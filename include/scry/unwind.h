@@ -43,10 +43,18 @@ struct unwind_stats {
 };
 
 /*
+ * Rows one file may have (8 MiB of them). libc has 28k, python3 65k; a
+ * file past this gets no table: frame pointers are used there, and the
+ * store counts it (too_big).
+ */
+#define UNWIND_MAX_ROWS		(1U << 20)
+
+/*
  * Build the table of @f from its .eh_frame (.debug_frame when there is
- * no .eh_frame). Returns NULL with errno set: ENOENT when the file has
- * no CFI, ENOEXEC when it is not a 64-bit ELF file, EFBIG when its code
- * lies above 4 GiB, ENOMEM.
+ * no .eh_frame), in time linear in its CFI. Returns NULL with errno set:
+ * ENOENT when the file has no CFI, ENOEXEC when it is not a 64-bit ELF
+ * file, EFBIG when its code lies above 4 GiB, E2BIG past UNWIND_MAX_ROWS,
+ * EINTR when stop_requested(), ENOMEM.
  */
 struct unwind_table *unwind_table_build(const struct elf_file *f);
 
@@ -91,6 +99,7 @@ struct unwind_store_stats {
 	size_t tables;			/* tables placed in the maps */
 	size_t no_cfi;			/* files without usable CFI (FP fallback) */
 	size_t failed;			/* files that could not be opened or read */
+	size_t too_big;			/* files past UNWIND_MAX_ROWS (FP fallback) */
 	size_t rows_full;		/* tables not placed: unwind_rows full */
 	size_t tables_full;		/* tables not placed: unwind_tables full */
 	size_t maps_dropped;		/* mappings past SCRY_UNWIND_MAX_MAPS */

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -31,6 +32,7 @@
 #include <scry/fsafe.h>
 #include <scry/obj.h>
 #include <scry/proc.h>
+#include <scry/stop.h>
 #include <scry/unwind.h>
 #include "check.h"
 
@@ -129,6 +131,14 @@ static int find_libc(struct dl_phdr_info *info, size_t size, void *data)
 }
 
 static struct obj_cache *cache;
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 static struct addrspace *self_as;	/* this process's code mappings */
 
 /* The table of the file at @path, as the file cache would build it. */
@@ -583,6 +593,67 @@ static void test_walker(void)
 	CHECK(walked.nr >= 1 && walked.ip[0], "FP walk still yields the pc");
 }
 
+/*
+ * A function with 150k CFI rows (75k push/pop pairs): the table is built
+ * in one pass, well under a second (replaying the FDE for every row, as
+ * asking libdw row by row does, took minutes), and agrees with libdw.
+ */
+static void test_big_fde(void)
+{
+	char dir[] = "/tmp/scry-bigfde.XXXXXX", src[128], so[128], cmd[512];
+	struct unwind_table *t;
+	struct elf_file *ef = NULL;
+	Dwarf_CFI *cfi;
+	const struct scry_unwind_row *r;
+	size_t n, i, bad = 0;
+	double t0;
+	FILE *f;
+
+	if (!mkdtemp(dir))
+		return;
+	snprintf(src, sizeof(src), "%s/big.s", dir);
+	snprintf(so, sizeof(so), "%s/big.so", dir);
+	f = fopen(src, "w");
+	if (f) {
+		fprintf(f, "\t.text\n\t.globl big\n\t.type big,@function\n"
+			"big:\n\t.cfi_startproc\n");
+		for (i = 0; i < 75000; i++)
+			fprintf(f, "\tpush %%rax\n\t.cfi_adjust_cfa_offset 8\n"
+				"\tpop %%rax\n\t.cfi_adjust_cfa_offset -8\n");
+		fprintf(f, "\tret\n\t.cfi_endproc\n\t.size big, .-big\n");
+		fclose(f);
+	}
+	snprintf(cmd, sizeof(cmd), "cc -shared -nostdlib -o %s %s", so, src);
+	CHECK(f && !system(cmd), "150k rows: fixture assembled");
+	t0 = now_ms();
+	t = build_path(so, &ef);
+	t0 = now_ms() - t0;
+	r = t ? unwind_table_rows(t, &n) : NULL;
+	CHECK(r && n >= 150000, "150k rows: table built with every row");
+	printf("# 150k-row FDE: %zu rows in %.1f ms\n", t ? n : 0, t0);
+	CHECK(t && t0 < 1000, "150k rows: built in under a second");
+	/* a few rows against libdw (each of its answers costs a replay) */
+	cfi = ef ? dwarf_getcfi_elf(elf_file_elf(ef)) : NULL;
+	for (i = 0; cfi && r && i + 1 < n; i += n / 16)
+		bad += !same_rule(t, cfi, r[i].pc) +
+		       !same_rule(t, cfi, r[i + 1].pc - 1);
+	CHECK(cfi && !bad, "150k rows: rows agree with libdw");
+	if (cfi)
+		dwarf_cfi_end(cfi);
+	unwind_table_free(t);
+	elf_file_free(ef);
+	/* asked to stop: the build gives up, and is not remembered */
+	stop_request();
+	errno = 0;
+	t = build_path(so, NULL);
+	CHECK(!t && errno == EINTR, "stop requested: the build gives up (EINTR)");
+	unwind_table_free(t);
+	stop_reset();
+	unlink(src);
+	unlink(so);
+	rmdir(dir);
+}
+
 static void test_errors(void)
 {
 	struct unwind_store_maps m = { .rows_fd = -1, .max_rows = 10,
@@ -650,6 +721,7 @@ int main(void)
 		test_walker();
 	unwind_store_free(store);
 	test_errors();
+	test_big_fde();
 	addrspace_free(self_as);
 	obj_cache_free(cache);
 	return CHECK_DONE();
