@@ -20,7 +20,29 @@ struct {
 	__type(value, struct scry_stack);
 } stacks SEC(".maps");
 
-/* String store: fd.path strings by content hash, like `stacks`. */
+/* @map variables (prog_abi.h): one value per key, the map in the key. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, struct scry_key);
+	__type(value, __s64);
+} vars SEC(".maps");
+
+/* self-> variables: per thread, freed by the kernel with the thread. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct scry_tls);
+} tls SEC(".maps");
+
+/* printf, print(), exit() ...: records for the frontend, in order. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} events SEC(".maps");
+
+/* String store: fd.path and other strings by content hash, like `stacks`. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 10240);
@@ -28,11 +50,14 @@ struct {
 	__type(value, struct scry_path);
 } strings SEC(".maps");
 
-/* Begin state of events with an end: off-CPU, return probes, syscalls. */
+/*
+ * Begin state of events with an end (off-CPU, return probes, syscalls),
+ * by clause << 32 | thread.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
-	__type(key, __u32);
+	__type(key, __u64);
 	__type(value, struct scry_event);
 } inflight SEC(".maps");
 
@@ -64,16 +89,29 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-/* Large per-event buffers live here, not on the 512-byte BPF stack. */
+/*
+ * Large per-event buffers live here, not on the 512-byte BPF stack; so do
+ * the clause interpreter's value stack, variables, key and strings.
+ */
 struct scry_scratch {
 	struct scry_event ev;
 	struct scry_stack st;
 	struct scry_path path;
+	__s64 vs[SCRY_VSTACK];
+	__s64 locals[SCRY_MAX_LOCALS];
+	struct scry_key key;
+	struct scry_path slots[SCRY_NSLOTS];
 };
+
+/*
+ * One per CPU for programs that do not nest, one for perf events, which
+ * arrive as NMIs and may interrupt a raw tracepoint's program midway.
+ */
+#define SCRY_SCRATCH_NMI	1
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct scry_scratch);
 } scratch SEC(".maps");
@@ -91,6 +129,13 @@ static __always_inline struct scry_scratch *scry_scratch(void)
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&scratch, &zero);
+}
+
+static __always_inline struct scry_scratch *scry_scratch_nmi(void)
+{
+	__u32 nmi = SCRY_SCRATCH_NMI;
+
+	return bpf_map_lookup_elem(&scratch, &nmi);
 }
 
 #endif /* SCRY_MAPS_BPF_H */

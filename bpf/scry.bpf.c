@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The one scry engine. Every probe kind is a thin adapter that fills a
- * struct scry_event and hands it to the shared path:
+ * struct scry_event and hands it to the shared path of its clause:
  *
- *   adapter -> [begin: filter, stacks, park in `inflight`]
- *           -> [end: latency/retval, filter] -> stacks -> aggregate
+ *   fire:   begin program -> body program (prog.bpf.h)
+ *   begin:  begin program -> [stacks at begin] -> park in `inflight`
+ *   end:    take the parked event -> latency, retval -> body program
  *
- * Probes without an end (uprobe, tracepoint, profile) go straight to
- * scry_fire(). Everything a run configures (predicates, key columns, the
- * aggregation) is const volatile .rodata set by plan.c before load.
+ * The body program takes the stacks (SCRY_OP_STACKS) once its predicate
+ * passed, so a filtered-out event costs no stack walk. Everything a run
+ * configures is const volatile .rodata set by attach.c before load.
+ *
+ * Each adapter exists once per clause slot (SCRY_CLAUSES below): a program
+ * is loaded only for the clauses that use its kind, and verified for what
+ * its clause does.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -20,11 +25,14 @@
 #include <linux/errno.h>	/* helper return values: -EEXIST, -EBADF */
 
 #include "maps.bpf.h"
-#include "pred.bpf.h"
 #include "stack.bpf.h"
 #include "path.bpf.h"
+#include "prog.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+/* One program of each adapter per clause slot: X(0) ... X(7). */
+#define SCRY_CLAUSES(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 
 /* commit 2f064a59a11f ("sched: Change task_struct::state") renamed it */
 struct task_struct___old {
@@ -33,29 +41,8 @@ struct task_struct___old {
 
 const volatile bool filter_targets = false;	/* only pids in `targets` */
 const volatile __u32 self_tgid = 0;		/* scry itself, never traced */
-const volatile struct scry_pred_insn pred_begin[SCRY_MAX_PRED] = {};
-const volatile struct scry_pred_insn pred_end[SCRY_MAX_PRED] = {};
-const volatile bool key_kstack = false;
-const volatile bool key_ustack = false;
-const volatile bool key_comm = false;
-const volatile __u8 key_ints[SCRY_MAX_INTKEYS] = {};
-const volatile __u8 val_field = SCRY_F_NONE;
-const volatile __u8 agg_kind = SCRY_AGG_COUNT;
-const volatile __s64 lq_low = 0;
-const volatile __s64 lq_step = 1;
-const volatile __u32 lq_nslots = 0;	/* range slots, without the two edges */
-const volatile bool stacks_at_begin = false;
 const volatile bool announce_pids = false;	/* ringbuf notice on first sight */
-const volatile bool key_fdpath = false;		/* resolve arg0's fd to a path */
-const volatile __u64 syscall_set[8] = {};	/* syscall numbers, a bitmap */
 const volatile bool profile_idle = false;	/* sample the idle task too */
-const volatile struct scry_tp_field tp_fields[SCRY_NARGS] = {};
-
-/* Initial value: min/max start at the far ends so the first event sets them. */
-const struct scry_val scry_val_init = {
-	.min = 0x7fffffffffffffffLL,
-	.max = -0x7fffffffffffffffLL - 1,
-};
 
 static __always_inline bool scry_target(__u32 tgid)
 {
@@ -67,16 +54,19 @@ static __always_inline bool scry_target(__u32 tgid)
 }
 
 /* Fill the fields every event has, for the current task. */
-static __always_inline void scry_event_init(struct scry_event *ev)
+static __always_inline void scry_event_init(struct scry_event *ev, __u32 c)
 {
 	__u64 id = bpf_get_current_pid_tgid();
+	__u64 ug = bpf_get_current_uid_gid();
 
 	__builtin_memset(ev, 0, sizeof(*ev));
 	ev->ts_ns = bpf_ktime_get_ns();
 	ev->pid = id >> 32;
 	ev->tid = (__u32)id;
-	ev->uid = (__u32)bpf_get_current_uid_gid();
+	ev->uid = (__u32)ug;
+	ev->gid = ug >> 32;
 	ev->cpu = bpf_get_smp_processor_id();
+	ev->probe = (__u64)c << 32;
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 }
 
@@ -100,205 +90,59 @@ static __always_inline void scry_announce(__u32 pid)
 	bpf_ringbuf_submit(n, 0);
 }
 
-static __always_inline void scry_stacks(void *ctx, struct scry_event *ev,
-					const struct scry_uregs *ur,
-					struct scry_stack *st)
+/* The stacks a clause uses (SCRY_CL_KSTACK, SCRY_CL_USTACK). */
+static __always_inline void scry_take_stacks(void *ctx, struct scry_scratch *s,
+					     const struct scry_uregs *ur,
+					     __u32 flags)
 {
-	if (key_kstack)
-		ev->kstack = scry_kstack(ctx, st);
-	if (key_ustack) {
-		ev->ustack = scry_ustack(ev->pid, ur, st);
-		if (ev->ustack)
-			scry_announce(ev->pid);
+	if (flags & SCRY_CL_KSTACK)
+		s->ev.kstack = scry_kstack(ctx, &s->st);
+	if (flags & SCRY_CL_USTACK) {
+		s->ev.ustack = scry_ustack(s->ev.pid, ur, &s->st);
+		if (s->ev.ustack)
+			scry_announce(s->ev.pid);
 	}
 }
 
-/* Log2 slot, see abi.h: 0 negative, 1 zero, k+1 for [2^(k-1), 2^k). */
-static __always_inline __u32 scry_qslot(__s64 v)
-{
-	__u64 x = v;
-	__u32 k = 0;
-
-	if (v < 0)
-		return SCRY_QSLOT_NEG;
-	if (v == 0)
-		return SCRY_QSLOT_ZERO;
-	if (x >> 32) { k += 32; x >>= 32; }
-	if (x >> 16) { k += 16; x >>= 16; }
-	if (x >> 8)  { k += 8;  x >>= 8; }
-	if (x >> 4)  { k += 4;  x >>= 4; }
-	if (x >> 2)  { k += 2;  x >>= 2; }
-	if (x >> 1)  { k += 1; }
-	/* x in [2^k, 2^(k+1)) lives in slot k + 2 */
-	k += 2;
-	return k < SCRY_NBUCKETS ? k : SCRY_NBUCKETS - 1;
-}
-
-static __always_inline __u32 scry_lqslot(__s64 v)
-{
-	__u64 i;
-
-	if (v < lq_low)
-		return 0;
-	/*
-	 * v >= low and step > 0 (plan.c checks): the distance fits a __u64
-	 * (not always an __s64), and unsigned division is exact
-	 */
-	i = ((__u64)v - (__u64)lq_low) / (__u64)lq_step;
-	if (i >= lq_nslots)
-		return lq_nslots + 1;
-	return i + 1;
-}
-
-static __always_inline void scry_atomic_min(__s64 *p, __s64 v)
-{
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		__s64 old = *p;
-
-		if (v >= old || __sync_val_compare_and_swap(p, old, v) == old)
-			return;
-	}
-}
-
-static __always_inline void scry_atomic_max(__s64 *p, __s64 v)
-{
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		__s64 old = *p;
-
-		if (v <= old || __sync_val_compare_and_swap(p, old, v) == old)
-			return;
-	}
-}
-
-static __always_inline void scry_aggregate(const struct scry_event *ev)
-{
-	struct scry_key key = {};
-	struct scry_val *val;
-	__s64 v = 0;
-	__u32 slot;
-	long err;
-	int i;
-
-	if (key_kstack)
-		key.kstack = ev->kstack;
-	if (key_ustack) {
-		key.ustack = ev->ustack;
-		key.pid = ev->pid;
-	}
-	if (key_comm)
-		__builtin_memcpy(key.comm, ev->comm, sizeof(key.comm));
-	for (i = 0; i < SCRY_MAX_INTKEYS; i++)
-		if (key_ints[i] != SCRY_F_NONE)
-			key.ints[i] = scry_field(ev, key_ints[i]);
-	if (val_field != SCRY_F_NONE)
-		v = scry_field(ev, val_field);
-
-	val = bpf_map_lookup_elem(&aggs, &key);
-	if (!val) {
-		err = bpf_map_update_elem(&aggs, &key, &scry_val_init, BPF_NOEXIST);
-		if (err && err != -EEXIST) {
-			scry_stat(SCRY_STAT_AGG_FULL);
-			return;
-		}
-		val = bpf_map_lookup_elem(&aggs, &key);
-		if (!val)
-			return;
-	}
-	scry_stat(SCRY_STAT_EVENTS);
-	__sync_fetch_and_add(&val->count, 1);
-	if (agg_kind == SCRY_AGG_COUNT)
-		return;
-	__sync_fetch_and_add(&val->sum, v);
-	scry_atomic_min(&val->min, v);
-	scry_atomic_max(&val->max, v);
-	if (agg_kind == SCRY_AGG_QUANTIZE)
-		slot = scry_qslot(v);
-	else if (agg_kind == SCRY_AGG_LQUANTIZE)
-		slot = scry_lqslot(v);
-	else
-		return;
-	if (slot < SCRY_NBUCKETS)
-		__sync_fetch_and_add(&val->slots[slot], 1);
-}
-
-/* End filter, stacks (unless taken at begin), aggregation. */
-static __always_inline void scry_finish(void *ctx, struct scry_event *ev,
-					const struct scry_uregs *ur,
-					struct scry_stack *st)
-{
-	if (!scry_pred(pred_end, ev))
-		return;
-	if (!stacks_at_begin)
-		scry_stacks(ctx, ev, ur, st);
-	scry_aggregate(ev);
-}
-
-/* A probe with no end: one shot through both filters. */
+/* A probe with no end: one shot through both programs. */
 static __always_inline void scry_fire(void *ctx, struct scry_scratch *s,
-				      const struct scry_uregs *ur)
+				      const struct scry_uregs *ur, __u32 c)
 {
-	if (!scry_pred(pred_begin, &s->ev))
+	if (!scry_run(ctx, s, ur, c, true))
 		return;
-	scry_finish(ctx, &s->ev, ur, &s->st);
+	scry_run(ctx, s, ur, c, false);
 }
 
 /* The begin half of a probe with an end: park the event by thread. */
 static __always_inline void scry_begin(void *ctx, struct scry_scratch *s,
-				       const struct scry_uregs *ur)
+				       const struct scry_uregs *ur, __u32 c)
 {
-	if (!scry_pred(pred_begin, &s->ev))
+	__u64 key = (__u64)c << 32 | s->ev.tid;
+
+	if (!scry_run(ctx, s, ur, c, true))
 		return;
-	if (stacks_at_begin)
-		scry_stacks(ctx, &s->ev, ur, &s->st);
-	if (bpf_map_update_elem(&inflight, &s->ev.tid, &s->ev, BPF_ANY))
+	if (clauses[c].flags & SCRY_CL_STACKS_AT_BEGIN)
+		scry_take_stacks(ctx, s, ur, clauses[c].flags);
+	if (bpf_map_update_elem(&inflight, &key, &s->ev, BPF_ANY))
 		scry_stat(SCRY_STAT_INFLIGHT_FULL);
 }
 
 /* The end half: complete the parked event of @tid, if any. */
 static __always_inline void scry_end(void *ctx, struct scry_scratch *s,
 				     __u32 tid, __s64 retval,
-				     const struct scry_uregs *ur)
+				     const struct scry_uregs *ur, __u32 c)
 {
-	struct scry_event *parked = bpf_map_lookup_elem(&inflight, &tid);
+	__u64 key = (__u64)c << 32 | tid;
+	struct scry_event *parked = bpf_map_lookup_elem(&inflight, &key);
 
 	if (!parked)
 		return;
 	/* copy out before delete: the element is reused once freed */
 	__builtin_memcpy(&s->ev, parked, sizeof(s->ev));
-	bpf_map_delete_elem(&inflight, &tid);
+	bpf_map_delete_elem(&inflight, &key);
 	s->ev.latency_ns = bpf_ktime_get_ns() - s->ev.ts_ns;
 	s->ev.retval = retval;
-	scry_finish(ctx, &s->ev, ur, &s->st);
-}
-
-/* A path by content hash into `strings`; 0 when it cannot be stored. */
-static __always_inline __u64 scry_string_store(const struct scry_path *p)
-{
-	__u64 h = 0xcbf29ce484222325ULL;
-	long err;
-	int i;
-
-	for (i = 0; i < SCRY_PATH_MAX; i++) {
-		if (i >= p->len)
-			break;
-		h = (h ^ (__u8)p->str[i & (SCRY_PATH_MAX - 1)]) *
-		    0x100000001b3ULL;
-	}
-	h ^= p->flags;
-	if (!h)
-		h = 1;
-	if (bpf_map_lookup_elem(&strings, &h))
-		return h;
-	err = bpf_map_update_elem(&strings, &h, p, BPF_NOEXIST);
-	if (err && err != -EEXIST) {
-		scry_stat(SCRY_STAT_STRING_FULL);
-		return 0;
-	}
-	return h;
+	scry_run(ctx, s, ur, c, false);
 }
 
 /* ---- offcpu: sched_switch ------------------------------------------- */
@@ -352,7 +196,7 @@ static __always_inline void scry_uregs_of(struct task_struct *t,
 
 static __always_inline int on_switch(void *ctx, bool preempt,
 				     struct task_struct *prev,
-				     struct task_struct *next)
+				     struct task_struct *next, __u32 c)
 {
 	struct scry_scratch *s = scry_scratch();
 	struct scry_uregs ur;
@@ -369,37 +213,47 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	state = scry_task_raw_state(prev);
 	if (tid && !(state & TASK_DEAD) &&
 	    scry_target(BPF_CORE_READ(prev, tgid))) {
-		scry_event_init(&s->ev);
+		scry_event_init(&s->ev, c);
 		s->ev.state = scry_task_state(preempt, state);
 		scry_uregs_of(prev, &ur);
-		scry_begin(ctx, s, &ur);
+		scry_begin(ctx, s, &ur, c);
 	}
 	tid = BPF_CORE_READ(next, pid);
 	if (tid)
-		scry_end(ctx, s, tid, 0, NULL);
+		scry_end(ctx, s, tid, 0, NULL, c);
 	return 0;
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev,
-	     struct task_struct *next)
-{
-	return on_switch(ctx, preempt, prev, next);
+#define OFFCPU(c)							\
+SEC("tp_btf/sched_switch")						\
+int BPF_PROG(offcpu_##c, bool preempt, struct task_struct *prev,	\
+	     struct task_struct *next)					\
+{									\
+	return on_switch(ctx, preempt, prev, next, c);			\
+}									\
+SEC("raw_tp/sched_switch")						\
+int BPF_PROG(offcpu_raw_##c, bool preempt, struct task_struct *prev,	\
+	     struct task_struct *next)					\
+{									\
+	return on_switch(ctx, preempt, prev, next, c);			\
 }
+SCRY_CLAUSES(OFFCPU)
 
-SEC("raw_tp/sched_switch")
-int BPF_PROG(offcpu_switch_raw, bool preempt, struct task_struct *prev,
-	     struct task_struct *next)
-{
-	return on_switch(ctx, preempt, prev, next);
-}
-
-/* A thread that exits never switches in again: drop its parked event. */
+/*
+ * A thread that exits never switches in again, nor returns: drop what
+ * the clauses with an end parked for it.
+ */
 static __always_inline int on_exit(struct task_struct *p)
 {
-	__u32 tid = BPF_CORE_READ(p, pid);
+	__u64 key = BPF_CORE_READ(p, pid);
+	int c;
 
-	bpf_map_delete_elem(&inflight, &tid);
+	for (c = 0; c < SCRY_MAX_CLAUSES; c++) {
+		if (!(clauses[c].flags & SCRY_CL_END))
+			continue;
+		key = (__u64)c << 32 | (__u32)key;
+		bpf_map_delete_elem(&inflight, &key);
+	}
 	return 0;
 }
 
@@ -484,7 +338,7 @@ int BPF_PROG(on_mmap_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
-/* ---- uprobe / uretprobe ---------------------------------------------- */
+/* ---- uprobe / uretprobe / usdt ---------------------------------------- */
 
 static __always_inline void scry_uregs_ctx(struct pt_regs *regs,
 					   struct scry_uregs *ur)
@@ -494,7 +348,14 @@ static __always_inline void scry_uregs_ctx(struct pt_regs *regs,
 	ur->bp = PT_REGS_FP(regs);
 }
 
-static __always_inline struct scry_scratch *uprobe_event(struct pt_regs *ctx)
+/* Which of its clause's probes fired: the cookie attach gave it. */
+static __always_inline void scry_cookie(void *ctx, struct scry_event *ev)
+{
+	ev->probe |= (__u32)bpf_get_attach_cookie(ctx);
+}
+
+static __always_inline struct scry_scratch *uprobe_event(struct pt_regs *ctx,
+							 __u32 c)
 {
 	struct scry_scratch *s;
 
@@ -503,7 +364,8 @@ static __always_inline struct scry_scratch *uprobe_event(struct pt_regs *ctx)
 	s = scry_scratch();
 	if (!s)
 		return NULL;
-	scry_event_init(&s->ev);
+	scry_event_init(&s->ev, c);
+	scry_cookie(ctx, &s->ev);
 	s->ev.args[0] = PT_REGS_PARM1(ctx);
 	s->ev.args[1] = PT_REGS_PARM2(ctx);
 	s->ev.args[2] = PT_REGS_PARM3(ctx);
@@ -513,36 +375,33 @@ static __always_inline struct scry_scratch *uprobe_event(struct pt_regs *ctx)
 	return s;
 }
 
-/* Entry of a probe with no return half. */
-SEC("uprobe")
-int uprobe_fire(struct pt_regs *ctx)
+/* Entry of a probe with no return half (uprobe, kprobe). */
+static __always_inline int on_entry(struct pt_regs *ctx, __u32 c)
 {
-	struct scry_scratch *s = uprobe_event(ctx);
+	struct scry_scratch *s = uprobe_event(ctx, c);
 	struct scry_uregs ur;
 
 	if (s) {
 		scry_uregs_ctx(ctx, &ur);
-		scry_fire(ctx, s, &ur);
+		scry_fire(ctx, s, &ur, c);
 	}
 	return 0;
 }
 
-/* Entry of a uretprobe: park arguments and the entry time. */
-SEC("uprobe")
-int uprobe_begin(struct pt_regs *ctx)
+/* Entry of a return probe: park arguments and the entry time. */
+static __always_inline int on_entry_park(struct pt_regs *ctx, __u32 c)
 {
-	struct scry_scratch *s = uprobe_event(ctx);
+	struct scry_scratch *s = uprobe_event(ctx, c);
 	struct scry_uregs ur;
 
 	if (s) {
 		scry_uregs_ctx(ctx, &ur);
-		scry_begin(ctx, s, &ur);
+		scry_begin(ctx, s, &ur, c);
 	}
 	return 0;
 }
 
-SEC("uretprobe")
-int uprobe_end(struct pt_regs *ctx)
+static __always_inline int on_return(struct pt_regs *ctx, __u32 c)
 {
 	struct scry_scratch *s = scry_scratch();
 	struct scry_uregs ur;
@@ -551,21 +410,22 @@ int uprobe_end(struct pt_regs *ctx)
 		return 0;
 	scry_uregs_ctx(ctx, &ur);
 	scry_end(ctx, s, (__u32)bpf_get_current_pid_tgid(),
-		 PT_REGS_RC(ctx), &ur);
+		 PT_REGS_RC(ctx), &ur, c);
 	return 0;
 }
 
 /* USDT: arguments come from the probe's note, decoded by libbpf. */
-SEC("usdt")
-int usdt_fire(struct pt_regs *ctx)
+static __always_inline int on_usdt(struct pt_regs *ctx, __u32 c)
 {
-	struct scry_scratch *s = uprobe_event(ctx);
+	struct scry_scratch *s = uprobe_event(ctx, c);
 	struct scry_uregs ur;
 	int i, n;
 	long v;
 
 	if (!s)
 		return 0;
+	/* libbpf's USDT support keeps the cookie to itself */
+	s->ev.probe = (__u64)c << 32;
 	n = bpf_usdt_arg_cnt(ctx);
 	for (i = 0; i < SCRY_NARGS; i++) {
 		v = 0;
@@ -574,32 +434,50 @@ int usdt_fire(struct pt_regs *ctx)
 		s->ev.args[i] = v;
 	}
 	scry_uregs_ctx(ctx, &ur);
-	scry_fire(ctx, s, &ur);
+	scry_fire(ctx, s, &ur, c);
 	return 0;
 }
 
+#define UPROBES(c)							\
+SEC("uprobe") int uprobe_##c(struct pt_regs *ctx)			\
+{ return on_entry(ctx, c); }						\
+SEC("uprobe") int uprobe_park_##c(struct pt_regs *ctx)			\
+{ return on_entry_park(ctx, c); }					\
+SEC("uretprobe") int uretprobe_##c(struct pt_regs *ctx)			\
+{ return on_return(ctx, c); }						\
+SEC("usdt") int usdt_##c(struct pt_regs *ctx)				\
+{ return on_usdt(ctx, c); }						\
+SEC("kprobe") int kprobe_##c(struct pt_regs *ctx)			\
+{ return on_entry(ctx, c); }						\
+SEC("kprobe") int kprobe_park_##c(struct pt_regs *ctx)			\
+{ return on_entry_park(ctx, c); }					\
+SEC("kretprobe") int kretprobe_##c(struct pt_regs *ctx)			\
+{ return on_return(ctx, c); }
+SCRY_CLAUSES(UPROBES)
+
 /* ---- syscalls: raw_syscalls, no tracefs, filtered by number ---------- */
 
-static __always_inline bool scry_syscall_wanted(long nr)
+static __always_inline bool scry_syscall_wanted(long nr, __u32 c)
 {
 	if (nr < 0 || nr >= 512)
 		return false;
-	return syscall_set[(nr >> 6) & 7] & (1ULL << (nr & 63));
+	return clauses[c].syscall_set[(nr >> 6) & 7] & (1ULL << (nr & 63));
 }
 
-SEC("raw_tp/sys_enter")
-int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
+static __always_inline int on_sys_enter(void *ctx, struct pt_regs *regs,
+					long nr, __u32 c)
 {
 	struct scry_scratch *s;
 	struct scry_uregs ur;
 
-	if (!scry_syscall_wanted(nr) ||
+	if (!scry_syscall_wanted(nr, c) ||
 	    !scry_target(bpf_get_current_pid_tgid() >> 32))
 		return 0;
 	s = scry_scratch();
 	if (!s)
 		return 0;
-	scry_event_init(&s->ev);
+	scry_event_init(&s->ev, c);
+	s->ev.probe |= (__u32)nr;
 	s->ev.args[0] = BPF_CORE_READ(regs, di);
 	s->ev.args[1] = BPF_CORE_READ(regs, si);
 	s->ev.args[2] = BPF_CORE_READ(regs, dx);
@@ -607,7 +485,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 	s->ev.args[4] = BPF_CORE_READ(regs, r8);
 	s->ev.args[5] = BPF_CORE_READ(regs, r9);
 	/* at entry, while the fd still names the file (close, dup2...) */
-	if (key_fdpath) {
+	if (clauses[c].flags & SCRY_CL_FDPATH) {
 		long err = scry_fd_path(bpf_get_current_task_btf(),
 					s->ev.args[0], &s->path);
 
@@ -619,17 +497,20 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 	ur.ip = BPF_CORE_READ(regs, ip);
 	ur.sp = BPF_CORE_READ(regs, sp);
 	ur.bp = BPF_CORE_READ(regs, bp);
-	scry_begin(ctx, s, &ur);
+	if (clauses[c].flags & SCRY_CL_ENTRY)
+		scry_fire(ctx, s, &ur, c);
+	else
+		scry_begin(ctx, s, &ur, c);
 	return 0;
 }
 
-SEC("raw_tp/sys_exit")
-int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs,
+				       long ret, __u32 c)
 {
 	struct scry_scratch *s;
 	struct scry_uregs ur;
 
-	if (!scry_syscall_wanted(BPF_CORE_READ(regs, orig_ax)))
+	if (!scry_syscall_wanted(BPF_CORE_READ(regs, orig_ax), c))
 		return 0;
 	s = scry_scratch();
 	if (!s)
@@ -637,26 +518,37 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	ur.ip = BPF_CORE_READ(regs, ip);
 	ur.sp = BPF_CORE_READ(regs, sp);
 	ur.bp = BPF_CORE_READ(regs, bp);
-	scry_end(ctx, s, (__u32)bpf_get_current_pid_tgid(), ret, &ur);
+	scry_end(ctx, s, (__u32)bpf_get_current_pid_tgid(), ret, &ur, c);
 	return 0;
 }
 
-/* ---- profile: cpu-clock sampling ------------------------------------ */
+#define SYSCALLS(c)							\
+SEC("raw_tp/sys_enter")							\
+int BPF_PROG(sys_enter_##c, struct pt_regs *regs, long nr)		\
+{ return on_sys_enter(ctx, regs, nr, c); }				\
+SEC("raw_tp/sys_exit")							\
+int BPF_PROG(sys_exit_##c, struct pt_regs *regs, long ret)		\
+{ return on_sys_exit(ctx, regs, ret, c); }
+SCRY_CLAUSES(SYSCALLS)
 
-SEC("perf_event")
-int profile_fire(struct bpf_perf_event_data *ctx)
+/* ---- perf events: profile, interval, software, hardware ------------- */
+
+static __always_inline int on_perf(struct bpf_perf_event_data *ctx, __u32 c)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct task_struct *task;
 	struct scry_scratch *s;
 	struct scry_uregs ur = {};
 
-	if ((!profile_idle && (__u32)id == 0) || !scry_target(id >> 32))
+	if ((!profile_idle && (__u32)id == 0 &&
+	     !(clauses[c].flags & SCRY_CL_ANY_TASK)) ||
+	    (!(clauses[c].flags & SCRY_CL_ANY_TASK) && !scry_target(id >> 32)))
 		return 0;
-	s = scry_scratch();
+	s = scry_scratch_nmi();
 	if (!s)
 		return 0;
-	scry_event_init(&s->ev);
+	scry_event_init(&s->ev, c);
+	scry_cookie(ctx, &s->ev);
 	/*
 	 * Interrupted in user mode: its registers; in the kernel: the saved
 	 * ones. The context only allows 8-byte loads, so read cs as a u64.
@@ -670,9 +562,32 @@ int profile_fire(struct bpf_perf_event_data *ctx)
 		task = bpf_get_current_task_btf();
 		scry_uregs_of(task, &ur);
 	}
-	scry_fire(ctx, s, &ur);
+	scry_fire(ctx, s, &ur, c);
 	return 0;
 }
+
+#define PERF(c)								\
+SEC("perf_event") int perf_##c(struct bpf_perf_event_data *ctx)		\
+{ return on_perf(ctx, c); }
+SCRY_CLAUSES(PERF)
+
+/* ---- BEGIN, END: run by scry itself (BPF_PROG_TEST_RUN) -------------- */
+
+static __always_inline int on_special(void *ctx, __u32 c)
+{
+	struct scry_scratch *s = scry_scratch();
+
+	if (!s)
+		return 0;
+	scry_event_init(&s->ev, c);
+	scry_fire(ctx, s, NULL, c);
+	return 0;
+}
+
+#define SPECIAL(c)							\
+SEC("raw_tp") int special_##c(void *ctx)				\
+{ return on_special(ctx, c); }
+SCRY_CLAUSES(SPECIAL)
 
 /* ---- tracepoint:CAT:NAME, fields read by offset from the event -------- */
 
@@ -694,30 +609,7 @@ static __always_inline __s64 tp_int(void *ctx, __u16 off, __u16 size,
 	return v;
 }
 
-static __always_inline __s64 tp_string(void *ctx, struct scry_path *p,
-				       __u16 off, __u16 size, bool data_loc)
-{
-	long n;
-
-	if (data_loc) {
-		__u32 loc = tp_int(ctx, off, 4, false);
-
-		off = loc & 0xffff;
-		size = loc >> 16;
-	}
-	/*
-	 * Strings in events are NUL-terminated: read up to the buffer's
-	 * size (a constant keeps the verifier's bounds simple).
-	 */
-	(void)size;
-	n = bpf_probe_read_kernel_str(p->str, SCRY_PATH_MAX, ctx + off);
-	p->len = n > 0 ? n - 1 : 0;
-	p->flags = 0;
-	return scry_string_store(p);
-}
-
-SEC("tracepoint")
-int tp_fire(void *ctx)
+static __always_inline int on_tracepoint(void *ctx, __u32 c)
 {
 	struct scry_scratch *s;
 	struct scry_uregs ur = {};
@@ -728,21 +620,23 @@ int tp_fire(void *ctx)
 	s = scry_scratch();
 	if (!s)
 		return 0;
-	scry_event_init(&s->ev);
+	scry_event_init(&s->ev, c);
+	scry_cookie(ctx, &s->ev);
+	/* numbers now; strings when the program reads them (SCRY_OP_STP) */
 	for (i = 0; i < SCRY_NARGS; i++) {
-		const volatile struct scry_tp_field *f = &tp_fields[i];
+		const volatile struct scry_tp_field *f = &clauses[c].tp[i];
 
-		if (!f->size)
-			continue;
-		if (f->kind == SCRY_TP_INT)
+		if (f->size && f->kind == SCRY_TP_INT)
 			s->ev.args[i] = tp_int(ctx, f->offset, f->size,
 					       f->is_signed);
-		else
-			s->ev.args[i] = tp_string(ctx, &s->path, f->offset,
-						  f->size,
-						  f->kind == SCRY_TP_DATA_LOC);
 	}
-	scry_uregs_of(bpf_get_current_task_btf(), &ur);
-	scry_fire(ctx, s, &ur);
+	if (clauses[c].flags & SCRY_CL_USTACK)
+		scry_uregs_of(bpf_get_current_task_btf(), &ur);
+	scry_fire(ctx, s, &ur, c);
 	return 0;
 }
+
+#define TRACEPOINT(c)							\
+SEC("tracepoint") int tp_##c(void *ctx)					\
+{ return on_tracepoint(ctx, c); }
+SCRY_CLAUSES(TRACEPOINT)

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * attach: open the engine skeleton, write the plan into .rodata, size the
- * maps, load only the programs the plan's source needs, attach them.
+ * maps, load only the programs the plan's probes need (each probe's
+ * source picks its adapter's copy for the clause), attach them.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <scry/attach.h>
 #include <scry/log.h>
@@ -19,34 +24,85 @@ bool attach_dwarf(const struct attach *a)
 	return a->plan->key_ustack && !a->opts->unwind_fp;
 }
 
+/* CLOCK_REALTIME - CLOCK_MONOTONIC now: walltimestamp from ktime */
+static __u64 wall_offset(void)
+{
+	struct timespec r, m;
+
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	return (r.tv_sec - m.tv_sec) * 1000000000ULL + r.tv_nsec - m.tv_nsec;
+}
+
+static __u64 mono_ns(void)
+{
+	struct timespec m;
+
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	return m.tv_sec * 1000000000ULL + m.tv_nsec;
+}
+
+/* The plan's clauses, maps, keys, records and strings into .rodata. */
+static void configure_program(struct attach *a)
+{
+	const struct plan *p = a->plan;
+	struct scry__rodata *ro = a->skel->rodata;
+	int i, j, k;
+
+	for (i = 0; i < p->nclauses; i++) {
+		const struct plan_clause *cl = &p->clauses[i];
+		struct scry_clause_def *d = (void *)&ro->clauses[i];
+
+		d->flags = cl->flags;
+		memcpy(d->begin, cl->begin, sizeof(d->begin));
+		memcpy(d->body, cl->body, sizeof(d->body));
+		for (j = 0; j < cl->nprobes; j++)
+			for (k = 0; k < 8; k++)
+				d->syscall_set[k] |= p->probes[cl->first_probe
+							       + j].syscall_set[k];
+		for (j = 0; j < cl->ntp_fields; j++) {
+			const struct plan_tp_field *f = &cl->tp_fields[j];
+
+			d->tp[j].offset = f->offset;
+			d->tp[j].size = f->size;
+			d->tp[j].is_signed = f->is_signed;
+			d->tp[j].kind = !f->is_string ? SCRY_TP_INT :
+					f->data_loc ? SCRY_TP_DATA_LOC :
+					SCRY_TP_CHARS;
+		}
+	}
+	for (i = 0; i < p->nmaps; i++) {
+		struct scry_mapdef *m = (void *)&ro->mapdefs[i];
+
+		m->kind = p->maps[i].kind == PLAN_MAP_AGG ? SCRY_MAP_AGG :
+			  SCRY_MAP_VAR;
+		m->agg = p->maps[i].agg;
+		m->lq_low = p->maps[i].lq_low;
+		m->lq_step = p->maps[i].lq_step ? p->maps[i].lq_step : 1;
+		m->lq_levels = p->maps[i].lq_levels;
+	}
+	memcpy((void *)ro->keyspecs, p->keyspecs, sizeof(p->keyspecs));
+	for (i = 0; i < p->nouts; i++)
+		memcpy((void *)&ro->outdefs[i], &p->outs[i].def,
+		       sizeof(p->outs[i].def));
+	memcpy((void *)ro->lits, p->lits, sizeof(p->lits));
+	ro->start_ns = mono_ns();
+	ro->wall_offset_ns = wall_offset();
+	ro->cpid = a->cpid;
+}
+
 static void configure(struct attach *a)
 {
 	const struct plan *p = a->plan;
 	struct scry__rodata *ro = a->skel->rodata;
-	int i;
 
-	memcpy((void *)ro->pred_begin, p->pred_begin, sizeof(p->pred_begin));
-	memcpy((void *)ro->pred_end, p->pred_end, sizeof(p->pred_end));
-	memcpy((void *)ro->pred_strs, p->strs, sizeof(p->strs));
-	ro->key_kstack = p->key_kstack;
-	ro->key_ustack = p->key_ustack;
-	ro->key_comm = p->key_comm;
-	for (i = 0; i < SCRY_MAX_INTKEYS; i++)
-		ro->key_ints[i] = p->key_ints[i];
-	ro->val_field = p->val_field;
-	ro->agg_kind = p->agg;
-	ro->lq_low = p->lq_low;
-	ro->lq_step = p->lq_step ? p->lq_step : 1;
-	ro->lq_nslots = p->lq_nslots;
-	ro->stacks_at_begin = p->stacks_at_begin;
+	configure_program(a);
 	ro->ustack_at_entry = p->ustack_at_entry;
 	ro->filter_targets = a->filter_targets || a->npids > 0;
 	ro->self_tgid = getpid();
 	ro->announce_pids = p->key_ustack;
 	ro->ustack_dwarf = attach_dwarf(a);
 	ro->follow_forks = a->follow_forks;
-	ro->key_fdpath = p->key_fdpath;
-	memcpy((void *)ro->syscall_set, p->syscall_set, sizeof(p->syscall_set));
 	ro->profile_idle = a->opts->idle;
 }
 
@@ -54,9 +110,17 @@ static void size_maps(struct attach *a)
 {
 	const struct plan *p = a->plan;
 	struct scry *s = a->skel;
+	bool aggs = false;
+	int i;
 
-	bpf_map__set_max_entries(s->maps.aggs, a->opts->max_keys);
+	for (i = 0; i < p->nmaps; i++)
+		aggs |= p->maps[i].kind == PLAN_MAP_AGG;
 	/* maps a plan never touches shrink to one entry */
+	bpf_map__set_max_entries(s->maps.aggs, aggs ? a->opts->max_keys : 1);
+	bpf_map__set_max_entries(s->maps.vars, p->uses_vars ?
+				 a->opts->max_keys : 1);
+	bpf_map__set_max_entries(s->maps.events, p->has_events ?
+				 a->opts->buffer_size : 4096);
 	bpf_map__set_max_entries(s->maps.stacks,
 				 p->key_kstack || p->key_ustack ?
 				 a->opts->max_stacks : 1);
@@ -67,7 +131,7 @@ static void size_maps(struct attach *a)
 	if (!p->key_ustack)
 		bpf_map__set_max_entries(s->maps.seen, 1);
 	bpf_map__set_max_entries(s->maps.strings,
-				 plan_has_strings(p) ? a->opts->max_keys : 1);
+				 p->uses_strings ? a->opts->max_keys : 1);
 	if (a->follow_forks)
 		bpf_map__set_max_entries(s->maps.targets, SCRY_MAX_FOLLOWED);
 	/* DWARF tables: rows of every file back to back, per-pid mappings */
@@ -79,10 +143,52 @@ static void size_maps(struct attach *a)
 				 attach_dwarf(a) ? 32768 : 1);
 }
 
-static int open_and_load(struct attach *a, const struct source *src)
+struct bpf_program *attach_clause_prog(struct attach *a, const char *name,
+				       int clause)
 {
 	struct bpf_program *prog;
-	int err;
+	char full[64];
+
+	snprintf(full, sizeof(full), "%s_%d", name, clause);
+	prog = bpf_object__find_program_by_name(a->skel->obj, full);
+	if (!prog)
+		log_err("%s: no such program in the engine (a scry bug)", full);
+	return prog;
+}
+
+int attach_want(struct attach *a, const char *name, int clause)
+{
+	struct bpf_program *prog = attach_clause_prog(a, name, clause);
+
+	if (!prog)
+		return -ENOENT;
+	bpf_program__set_autoload(prog, true);
+	return 0;
+}
+
+/*
+ * tp_btf needs the tracepoint's btf_trace_* type in vmlinux BTF. Parsing
+ * it costs milliseconds: once a run.
+ */
+bool attach_has_tp_btf(struct attach *a, const char *tp)
+{
+	char name[128];
+
+	if (!a->vmlinux && !a->no_vmlinux) {
+		a->vmlinux = btf__load_vmlinux_btf();
+		a->no_vmlinux = !a->vmlinux;
+	}
+	if (!a->vmlinux)
+		return false;
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	return btf__find_by_name_kind(a->vmlinux, name, BTF_KIND_TYPEDEF) >= 0;
+}
+
+static int open_and_load(struct attach *a)
+{
+	const struct plan *p = a->plan;
+	struct bpf_program *prog;
+	int err, i;
 
 	a->skel = scry__open();
 	if (!a->skel) {
@@ -95,22 +201,31 @@ static int open_and_load(struct attach *a, const struct source *src)
 	bpf_object__for_each_program(prog, a->skel->obj)
 		bpf_program__set_autoload(prog, false);
 	bpf_program__set_autoload(a->skel->progs.follow_fork, a->follow_forks);
-	bpf_program__set_autoload(a->skel->progs.on_exec, a->plan->key_ustack);
-	bpf_program__set_autoload(a->skel->progs.on_mmap_exit,
-				  a->plan->key_ustack);
-	err = src->prepare ? src->prepare(a) : 0;
-	if (err)
-		return err;
+	bpf_program__set_autoload(a->skel->progs.on_exec, p->key_ustack);
+	bpf_program__set_autoload(a->skel->progs.on_mmap_exit, p->key_ustack);
+	/* a thread that exits leaves nothing parked behind */
+	if (p->has_end) {
+		bool btf = attach_has_tp_btf(a, "sched_process_exit");
+
+		bpf_program__set_autoload(a->skel->progs.task_exit, btf);
+		bpf_program__set_autoload(a->skel->progs.task_exit_raw, !btf);
+	}
+	for (i = 0; i < p->nprobes; i++) {
+		const struct plan_probe *pp = &p->probes[i];
+
+		err = pp->src->prepare ? pp->src->prepare(a, pp) : 0;
+		if (err)
+			return err;
+	}
 	return scry__load(a->skel);
 }
 
 int attach_load(struct attach *a)
 {
-	const struct source *src = a->plan->src;
 	__u8 one = 1;
 	int err, i;
 
-	err = open_and_load(a, src);
+	err = open_and_load(a);
 	if (err) {
 		if (err == -EPERM)
 			log_err("loading BPF programs: %s: needs CAP_BPF and "
@@ -154,9 +269,18 @@ int attach_add_target(struct attach *a, int pid)
 
 int attach_keep(struct attach *a, struct bpf_link *l)
 {
-	if (a->nlinks >= ATTACH_MAX_LINKS) {
-		bpf_link__destroy(l);
-		return -E2BIG;
+	struct bpf_link **v;
+
+	if (a->nlinks == a->links_cap) {
+		int cap = a->links_cap ? a->links_cap * 2 : 64;
+
+		v = realloc(a->links, cap * sizeof(*v));
+		if (!v) {
+			bpf_link__destroy(l);
+			return -ENOMEM;
+		}
+		a->links = v;
+		a->links_cap = cap;
 	}
 	a->links[a->nlinks++] = l;
 	return 0;
@@ -179,14 +303,58 @@ int attach_prog(struct attach *a, struct bpf_program *prog)
 	return attach_keep(a, l);
 }
 
+/*
+ * BEGIN and END clauses are scry's own events: their programs run once,
+ * through BPF_PROG_TEST_RUN, with scry as the current task.
+ */
+int attach_run_special(struct attach *a, bool end)
+{
+	const struct plan *p = a->plan;
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	struct bpf_program *prog;
+	__u64 args[1] = {};
+	int i, err;
+
+	opts.ctx_in = args;
+	opts.ctx_size_in = sizeof(args);
+	for (i = 0; i < p->nprobes; i++) {
+		const struct plan_probe *pp = &p->probes[i];
+
+		if (!pp->special || pp->at_end != end)
+			continue;
+		prog = attach_clause_prog(a, "special", pp->clause);
+		if (!prog)
+			return -ENOENT;
+		err = bpf_prog_test_run_opts(bpf_program__fd(prog), &opts);
+		if (err) {
+			err = -errno;
+			log_err("%s: running it: %s", end ? "END" : "BEGIN",
+				strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 int attach_probes(struct attach *a)
 {
-	int err;
+	const struct plan *p = a->plan;
+	int err, i;
 
 	err = attach_prog(a, a->skel->progs.follow_fork);
 	err = err ? : attach_prog(a, a->skel->progs.on_exec);
 	err = err ? : attach_prog(a, a->skel->progs.on_mmap_exit);
-	return err ? : a->plan->src->attach(a);
+	err = err ? : attach_prog(a, a->skel->progs.task_exit);
+	err = err ? : attach_prog(a, a->skel->progs.task_exit_raw);
+	/* BEGIN runs before any other probe fires, as in awk and DTrace */
+	err = err ? : attach_run_special(a, false);
+	for (i = 0; !err && i < p->nprobes; i++) {
+		const struct plan_probe *pp = &p->probes[i];
+
+		if (pp->src->attach)
+			err = pp->src->attach(a, pp);
+	}
+	return err;
 }
 
 void attach_close(struct attach *a)
@@ -198,6 +366,11 @@ void attach_close(struct attach *a)
 	for (i = 0; i < a->nlinks; i++)
 		bpf_link__destroy(a->links[i]);
 	a->nlinks = 0;
+	free(a->links);
+	a->links = NULL;
+	a->links_cap = 0;
+	btf__free(a->vmlinux);
+	a->vmlinux = NULL;
 	scry__destroy(a->skel);
 	a->skel = NULL;
 }

@@ -30,7 +30,9 @@ struct cli {
 	bool list;			/* -l */
 	unsigned int hz;		/* profile -F */
 	unsigned long long min_block_us;/* offcpu --min-block */
-	char expr[1024];
+	char expr[1024];		/* a question's expansion */
+	const char *program;		/* an expression, -e, or -f's text */
+	char *file_text;		/* -f FILE, read */
 };
 
 /* A question: a name, the expression it expands to, its text header. */
@@ -179,7 +181,8 @@ static void usage(FILE *f)
 
 	fprintf(f,
 "usage: scry [OPTIONS] QUESTION\n"
-"       scry [OPTIONS] 'PROBE [/PREDICATE/] { @[KEYS] = AGG(VALUE) }'\n"
+"       scry [OPTIONS] 'PROBE [/PREDICATE/] { STATEMENTS } ...'\n"
+"       scry [OPTIONS] -e PROGRAM | -f FILE\n"
 "\n"
 "Ask a running system a question through eBPF; answers are aggregated in\n"
 "the kernel and printed when tracing stops.\n"
@@ -206,6 +209,12 @@ static void usage(FILE *f)
 "      --no-demangle     keep C++ names as the symbol table has them\n"
 "      --max-keys N      aggregation keys kept in the kernel (default 10240)\n"
 "      --max-stacks N    distinct stacks kept in the kernel (default 16384)\n"
+"      --buffer-size N   bytes for printf's ring buffer (default 4 MiB)\n"
+"      --map @NAME       the map --folded and flame graphs draw, and JSON's\n"
+"                        top level shows (default: the one with stacks)\n"
+"  -e, --program PROG    the program (as a bpftrace one-liner's -e)\n"
+"  -f, --file FILE       the program from a file (a bpftrace/D script)\n"
+"  -w, --unsafe          allow destructive actions: signal()\n"
 "  -l, --list [PATTERN]  list probes: kinds, uprobe:LIB:GLOB functions,\n"
 "                        usdt:BIN[:PROVIDER[:NAME]] probes (globs)\n"
 "  -q, --quiet           no banners on stderr\n"
@@ -238,7 +247,12 @@ static void usage(FILE *f)
 "  scry read -p 1234                 # bytes read by full path\n"
 "  scry profile -F 99 -d 10 -o cpu.svg   # a CPU flame graph, no perl needed\n"
 "  scry malloc -p 1234 --json | jq .  # for runbooks\n"
-"  scry read -p 1234 --interval 1 --top 10   # a refreshed top 10\n");
+"  scry read -p 1234 --interval 1 --top 10   # a refreshed top 10\n"
+"  scry 'tracepoint:syscalls:sys_enter_openat { printf(\"%%s %%s\\n\", comm,\n"
+"        str(args->filename)) }'    # opens as they happen\n"
+"  scry 'kprobe:vfs_read { @start[tid] = nsecs } kretprobe:vfs_read\n"
+"        /@start[tid]/ { @ns[comm] = hist(nsecs - @start[tid]);\n"
+"        delete(@start[tid]) }'     # a bpftrace one-liner, unchanged\n");
 }
 
 enum {
@@ -254,6 +268,9 @@ enum {
 	OPT_MAX_STACKS,
 	OPT_STATE,
 	OPT_MIN_BLOCK,
+	OPT_UNSAFE,
+	OPT_MAP,
+	OPT_BUFFER_SIZE,
 	OPT_FORMAT = 512,	/* + index into format_table: --json, ... */
 };
 
@@ -275,6 +292,11 @@ static const struct option base_opts[] = {
 	{ "max-stacks",	required_argument, NULL, OPT_MAX_STACKS },
 	{ "state",	required_argument, NULL, OPT_STATE },
 	{ "min-block",	required_argument, NULL, OPT_MIN_BLOCK },
+	{ "unsafe",	no_argument,	   NULL, OPT_UNSAFE },
+	{ "map",	required_argument, NULL, OPT_MAP },
+	{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
+	{ "program",	required_argument, NULL, 'e' },
+	{ "file",	required_argument, NULL, 'f' },
 	{ "list",	no_argument,	   NULL, 'l' },
 	{ "quiet",	no_argument,	   NULL, 'q' },
 	{ "verbose",	no_argument,	   NULL, 'v' },
@@ -383,6 +405,43 @@ static int check_cmd(const char *cmd)
 	return -ENOENT;
 }
 
+/* -f FILE: a program (a bpftrace or D script) from a file */
+static int read_program(struct cli *c, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	size_t len = 0;
+	char *buf = NULL;
+	FILE *m;
+	int ch;
+
+	if (!f) {
+		log_err("-f: %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	m = open_memstream(&buf, &len);
+	while (m && (ch = fgetc(f)) != EOF)
+		fputc(ch, m);
+	fclose(f);
+	if (!m || fclose(m)) {
+		log_err("-f: %s: out of memory", path);
+		return -ENOMEM;
+	}
+	free(c->file_text);
+	c->file_text = buf;
+	c->program = buf;
+	return 0;
+}
+
+/* A ring buffer is a power of two pages: round up. */
+static __u32 ring_size(unsigned long long v)
+{
+	__u32 n = 4096;
+
+	while (n < v && n < (1U << 30))
+		n <<= 1;
+	return n;
+}
+
 static int parse_args(struct cli *c, int argc, char **argv)
 {
 	unsigned long long v;
@@ -396,7 +455,9 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		c->o.max_stacks = 16384;
 	if (!c->o.max_unwind_rows)
 		c->o.max_unwind_rows = 1 << 21;	/* 16 MiB of 8-byte rows */
-	while (!err && (opt = getopt_long(argc, argv, "+p:c:d:o:F:lqvhV",
+	if (!c->o.buffer_size)
+		c->o.buffer_size = 1 << 22;
+	while (!err && (opt = getopt_long(argc, argv, "+p:c:d:o:F:e:f:lqvwhV",
 					  long_opts(), NULL)) != -1) {
 		switch (opt) {
 		case 'p': err = parse_pid(c, optarg); break;
@@ -405,6 +466,16 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			err = parse_seconds("-d", optarg, &c->o.duration_s);
 			break;
 		case 'l': c->list = true; break;
+		case 'e': c->program = optarg; break;
+		case 'f': err = read_program(c, optarg); break;
+		case 'w':
+		case OPT_UNSAFE: c->o.unsafe = true; break;
+		case OPT_MAP: c->o.map = optarg; break;
+		case OPT_BUFFER_SIZE:
+			err = parse_ull("--buffer-size", optarg, 4096, 1 << 30,
+					&v);
+			c->o.buffer_size = ring_size(v);
+			break;
 		case 'q': c->o.quiet = true; break;
 		case 'v': c->o.verbose = true; break;
 		case 'o': c->o.output = optarg; break;
@@ -473,6 +544,17 @@ static int parse_question(struct cli *c, int argc, char **argv)
 	const char *word;
 	size_t i;
 
+	if (c->program) {
+		/* -e / -f: options may still follow */
+		if (parse_args(c, argc, argv))
+			return -EINVAL;
+		if (optind < argc) {
+			log_err("unexpected argument '%s': the program is "
+				"given by -e or -f", argv[optind]);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (optind >= argc) {
 		log_err("no question or expression given (try 'scry offcpu "
 			"-p PID'; 'scry --help' lists questions)");
@@ -498,12 +580,53 @@ static int parse_question(struct cli *c, int argc, char **argv)
 			"an expression write /state == 2 && latency >= NS/");
 		return -EINVAL;
 	}
-	if (strlen(word) >= sizeof(c->expr)) {
-		log_err("expression longer than %zu characters",
-			sizeof(c->expr) - 1);
+	c->program = word;
+	return 0;
+}
+
+/*
+ * Which map --folded, flame graphs and JSON's top level show: --map's,
+ * else for stack formats the one map keyed by a stack, else plan's main
+ * map. Returns 0 or -EINVAL, having said why.
+ */
+static int pick_map(struct scry_opts *o, const struct plan *p)
+{
+	int i, n = 0, first = -1;
+	char names[256] = "";
+	size_t k = 0;
+
+	for (i = 0; i < p->nmaps && k < sizeof(names); i++)
+		k += snprintf(names + k, sizeof(names) - k, "%s%s", i ? " " :
+			      "", p->maps[i].name);
+	if (o->map) {
+		if (plan_map_find(p, o->map) >= 0)
+			return 0;
+		log_err("--map %s: no such map (the program has: %s)", o->map,
+			p->nmaps ? names : "no maps");
 		return -EINVAL;
 	}
-	strcpy(c->expr, word);
+	if (!strcmp(o->format->name, "text") ||
+	    !strcmp(o->format->name, "json"))
+		return 0;
+	for (i = 0; i < p->nmaps; i++) {
+		int j;
+
+		for (j = 0; j < p->maps[i].nkeys; j++)
+			if (p->maps[i].key_dst[j] == SCRY_KC_KSTACK ||
+			    p->maps[i].key_dst[j] == SCRY_KC_USTACK)
+				break;
+		if (j == p->maps[i].nkeys)
+			continue;
+		if (!n++)
+			first = i;
+	}
+	if (n > 1) {
+		log_err("--%s draws one map, and %d have stacks (%s): pick one "
+			"with --map @NAME", o->format->name, n, names);
+		return -EINVAL;
+	}
+	if (first >= 0)
+		o->map = p->maps[first].name;
 	return 0;
 }
 
@@ -582,26 +705,36 @@ int main(int argc, char **argv)
 	log_verbose = c.o.verbose;
 	log_quiet = c.o.quiet;
 	log_setup_libbpf();
-	if (c.o.question)
+	if (c.o.question) {
 		log_debug("%s expands to: %s", c.o.question, c.expr);
+		c.program = c.expr;
+	}
 
-	e = expr_parse(c.expr, &eerr);
+	e = expr_parse(c.program, &eerr);
 	if (!e) {
-		expr_print_error(stderr, c.expr, &eerr);
+		expr_print_error(stderr, c.program, &eerr);
+		free(c.file_text);
 		return EXIT_USAGE;
 	}
-	if (plan_build(e, &plan, &plan_env_system, &eerr)) {
-		expr_print_error(stderr, c.expr, &eerr);
-		expr_free(e);
-		return EXIT_USAGE;
+	if (plan_build(e, &plan, &plan_env_system, c.o.unsafe, &eerr)) {
+		expr_print_error(stderr, c.program, &eerr);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (pick_map(&c.o, &plan)) {
+		status = EXIT_USAGE;
+		goto out;
 	}
 	if (check_system()) {
-		expr_free(e);
-		return 1;
+		status = 1;
+		goto out;
 	}
 	/* a closed pipe ends output quietly (| head), not with SIGPIPE */
 	signal(SIGPIPE, SIG_IGN);
 	status = session_run(&c.o, &plan);
+out:
+	plan_free(&plan);
 	expr_free(e);
+	free(c.file_text);
 	return status;
 }

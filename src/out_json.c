@@ -162,8 +162,16 @@ static const char *agg_name(enum scry_agg agg)
 		return "quantize";
 	case SCRY_AGG_LQUANTIZE:
 		return "lquantize";
+	case SCRY_AGG_STATS:
+		return "stats";
 	}
 	return NULL;
+}
+
+/* What a map's rows hold: an aggregation's name, or "value". */
+static const char *map_kind(const struct report *r)
+{
+	return r->var ? "value" : agg_name(r->agg);
 }
 
 /* ---- keys ---- */
@@ -403,7 +411,13 @@ static void put_row(struct json *j, const struct report *r,
 	put_nullable(j, some, v->max);
 	jraw(j, ",\"avg\":");
 	put_nullable(j, some, avg(v));
-	if (r->agg == SCRY_AGG_QUANTIZE) {
+	if (r->var && row->vstr) {
+		jraw(j, ",\"string\":");
+		jstr(j, row->vstr);
+	}
+	if (r->var) {
+		/* a variable: its value, no aggregation */
+	} else if (r->agg == SCRY_AGG_QUANTIZE) {
 		jraw(j, ",\"buckets\":[");
 		put_quantize(j, v->slots);
 		jraw(j, "]");
@@ -462,34 +476,83 @@ static void put_header(struct json *j, const struct report *r)
 	jraw(j, ",\"value_name\":");
 	jstr(j, r->value_name);
 	jraw(j, ",\"aggregation\":");
-	jstr(j, agg_name(r->agg));
-	if (r->agg == SCRY_AGG_LQUANTIZE)
+	jstr(j, map_kind(r));
+	if (r->agg == SCRY_AGG_LQUANTIZE && !r->var)
 		jprintf(j, ",\"lquantize\":{\"low\":%lld,\"high\":%lld,\"step\":%lld}",
 			(long long)r->lq_low, (long long)r->lq_high,
 			(long long)r->lq_step);
 }
 
-int out_json(FILE *f, const struct report *r)
+static int put_rows(struct json *j, const struct report *r)
 {
-	struct json j = { .f = f };
 	int levels = 0;
 	size_t i;
 
-	if (!agg_name(r->agg))
+	if (!map_kind(r))
 		return -EINVAL;
-	if (r->agg == SCRY_AGG_LQUANTIZE) {
+	if (r->agg == SCRY_AGG_LQUANTIZE && !r->var) {
 		levels = lq_levels(r);
 		if (levels < 0)
 			return levels;
 	}
-	put_header(&j, r);
-	jraw(&j, ",\"rows\":[");
-	for (i = 0; r->rows && i < r->nrows && !j.err; i++) {
+	jraw(j, "[");
+	for (i = 0; r->rows && i < r->nrows && !j->err; i++) {
 		if (i)
-			jraw(&j, ",");
-		put_row(&j, r, &r->rows[i], levels);
+			jraw(j, ",");
+		put_row(j, r, &r->rows[i], levels);
 	}
-	jraw(&j, "],\"losses\":");
+	jraw(j, "]");
+	return 0;
+}
+
+/* "maps": the program's other maps, by name, in program order */
+static int put_maps(struct json *j, const struct report *r)
+{
+	bool first = true;
+	size_t i;
+	int err = 0;
+
+	jraw(j, ",\"maps\":[");
+	for (i = 0; r->maps && i < r->nmaps && !err; i++) {
+		const struct report *m = r->maps[i];
+
+		if (m == r)
+			continue;	/* the top level's */
+		jraw(j, first ? "{\"name\":" : ",{\"name\":");
+		first = false;
+		jstr(j, m->map_name ? m->map_name : "@");
+		jraw(j, ",\"aggregation\":");
+		jstr(j, map_kind(m));
+		if (m->agg == SCRY_AGG_LQUANTIZE && !m->var)
+			jprintf(j, ",\"lquantize\":{\"low\":%lld,\"high\":"
+				"%lld,\"step\":%lld}", (long long)m->lq_low,
+				(long long)m->lq_high, (long long)m->lq_step);
+		jraw(j, ",\"unit\":");
+		jstr(j, m->unit);
+		jraw(j, ",\"rows\":");
+		err = put_rows(j, m);
+		jraw(j, "}");
+	}
+	jraw(j, "]");
+	return err;
+}
+
+int out_json(FILE *f, const struct report *r)
+{
+	struct json j = { .f = f };
+	int err;
+
+	if (!map_kind(r))
+		return -EINVAL;
+	put_header(&j, r);
+	jraw(&j, ",\"map\":");
+	jstr(&j, r->map_name ? r->map_name : "@");
+	jraw(&j, ",\"rows\":");
+	err = put_rows(&j, r);
+	err = err ? : put_maps(&j, r);
+	if (err)
+		return err;
+	jraw(&j, ",\"losses\":");
 	put_losses(&j, r);
 	jraw(&j, "}\n");
 	if (j.err)

@@ -296,7 +296,20 @@ static int put_key(FILE *f, const struct report_key *k)
 static int put_value(FILE *f, const struct report *r,
 		     const struct report_row *row)
 {
+	const struct scry_val *v = &row->val;
+	int err;
+
+	if (r->var && row->vstr) {
+		err = put(f, "  ");
+		return err ? err : put_clean(f, row->vstr, 0);
+	}
 	switch (r->agg) {
+	case SCRY_AGG_STATS:
+		/* bpftrace's stats(): count, average, total */
+		return put(f, " count %llu, average %lld, total %lld",
+			   (unsigned long long)v->count,
+			   (long long)report_row_value(r, row),
+			   (long long)v->sum);
 	case SCRY_AGG_COUNT:
 	case SCRY_AGG_SUM:
 	case SCRY_AGG_MIN:
@@ -370,20 +383,46 @@ static int put_grand_total(FILE *f, const struct report *r)
 	return put_totals(f, r, "total ", count, sum);
 }
 
+/*
+ * One map: printa's layout, which opens with a newline as dt_consume does
+ * before the walk; under its name (bpftrace's) when @label.
+ */
+static int put_map(FILE *f, const struct report *r, bool label)
+{
+	size_t i;
+	int err;
+
+	err = put(f, "\n");
+	if (!err && label)
+		err = put(f, "%s:\n", r->map_name);
+	for (i = 0; !err && i < r->nrows; i++)
+		err = put_row(f, r, &r->rows[i]);
+	if (!err)
+		err = put_grand_total(f, r);
+	return err;
+}
+
+/* A program's maps, each under its name; one anonymous map as printa. */
 int out_text(FILE *f, const struct report *r)
 {
+	bool label;
 	size_t i;
 	int err = 0;
 
 	if (r->header)
 		err = put(f, "%s\n", r->header);
-	/* printa opens with a newline, as dt_consume does before the walk. */
-	if (!err)
-		err = put(f, "\n");
-	for (i = 0; !err && i < r->nrows; i++)
-		err = put_row(f, r, &r->rows[i]);
-	if (!err)
-		err = put_grand_total(f, r);
+	if (!r->maps) {
+		err = err ? : put_map(f, r, false);
+		return err ? err : done(f);
+	}
+	label = r->nmaps > 1 || (r->nmaps == 1 && r->map_name &&
+				 strcmp(r->map_name, "@"));
+	for (i = 0; !err && i < r->nmaps; i++) {
+		/* among several, an empty map is noise */
+		if (r->nmaps > 1 && !r->maps[i]->nrows)
+			continue;
+		err = put_map(f, r->maps[i], label);
+	}
 	return err ? err : done(f);
 }
 

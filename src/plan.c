@@ -1,14 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * plan: give a parsed expression its meaning for the engine.
+ * plan: give a parsed program its meaning for the engine.
  *
- * The predicate is split at its top-level '&&' into conjuncts. Those that
- * read only fields known when an event begins (pid, comm, args, state...)
- * go to the begin program, so a filtered-out event costs no stack walk and
- * no map update; the rest (latency, retval) run at the end.
+ * Each clause compiles into two programs of prog_abi.h's instructions:
+ *
+ *   begin: the predicate's top-level '&&' conjuncts that read only what
+ *          an event knows when it begins (pid, comm, args, state...) and
+ *          have no effect; an event they reject costs no stack walk, no
+ *          map update, and for probes with an end, no parking.
+ *   body:  the other conjuncts (latency, retval, maps, time) then
+ *          "JZ end", the stack walk if the clause uses stacks, and the
+ *          statements.
+ *
+ * Types are known here, statically: every value is a number (with a
+ * meaning for printing: a symbol, a probe name, a stack id...), a string
+ * (in a string slot) or an aggregation. Maps, self-> variables and their
+ * types are declared by their first assignment anywhere in the program,
+ * so a first pass over every clause collects the declarations and a
+ * second compiles against them.
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,55 +29,6 @@
 #include <scry/hint.h>
 #include <scry/plan.h>
 #include <scry/source.h>
-
-enum field_type { FT_INT, FT_STR, FT_STACK, FT_PATH, FT_STRID };
-
-struct field_def {
-	const char *name;
-	enum scry_field field;
-	enum field_type type;
-	unsigned need;		/* SOURCE_F_* the probe must give; 0: every probe */
-	bool at_end;		/* known only when the event ends */
-	const char *unit;
-};
-
-static const struct field_def fields[] = {
-	{ "pid",     SCRY_F_PID,     FT_INT,   0, false, NULL },
-	{ "tid",     SCRY_F_TID,     FT_INT,   0, false, NULL },
-	{ "uid",     SCRY_F_UID,     FT_INT,   0, false, NULL },
-	{ "cpu",     SCRY_F_CPU,     FT_INT,   0, false, NULL },
-	{ "comm",    SCRY_F_COMM,    FT_STR,   0, false, NULL },
-	{ "arg0",    SCRY_F_ARG0,    FT_INT,   SOURCE_F_ARGS, false, NULL },
-	{ "arg1",    SCRY_F_ARG1,    FT_INT,   SOURCE_F_ARGS, false, NULL },
-	{ "arg2",    SCRY_F_ARG2,    FT_INT,   SOURCE_F_ARGS, false, NULL },
-	{ "arg3",    SCRY_F_ARG3,    FT_INT,   SOURCE_F_ARGS, false, NULL },
-	{ "arg4",    SCRY_F_ARG4,    FT_INT,   SOURCE_F_ARGS, false, NULL },
-	{ "arg5",    SCRY_F_ARG5,    FT_INT,   SOURCE_F_ARGS, false, NULL },
-	{ "retval",  SCRY_F_RETVAL,  FT_INT,   SOURCE_F_RETVAL, true, NULL },
-	{ "errno",   SCRY_F_ERRNO,   FT_INT,   SOURCE_F_ERRNO, true, NULL },
-	{ "fd.path", SCRY_F_FDPATH,  FT_PATH,  SOURCE_F_FDPATH, false, NULL },
-	{ "latency", SCRY_F_LATENCY, FT_INT,   SOURCE_F_LATENCY, true, "ns" },
-	{ "state",   SCRY_F_STATE,   FT_INT,   SOURCE_F_STATE, false, NULL },
-	{ "kstack",  SCRY_F_KSTACK,  FT_STACK, 0, false, NULL },
-	{ "ustack",  SCRY_F_USTACK,  FT_STACK, 0, false, NULL },
-	{ "stack",   SCRY_F_KSTACK,  FT_STACK, 0, false, NULL },
-};
-
-struct agg_def {
-	const char *name;
-	enum scry_agg agg;
-	int nargs;
-};
-
-static const struct agg_def aggs[] = {
-	{ "count",     SCRY_AGG_COUNT,     0 },
-	{ "sum",       SCRY_AGG_SUM,       1 },
-	{ "min",       SCRY_AGG_MIN,       1 },
-	{ "max",       SCRY_AGG_MAX,       1 },
-	{ "avg",       SCRY_AGG_AVG,       1 },
-	{ "quantize",  SCRY_AGG_QUANTIZE,  1 },
-	{ "lquantize", SCRY_AGG_LQUANTIZE, 4 },
-};
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -79,349 +43,1287 @@ int plan_fail(struct expr_error *err, int col, const char *fmt, ...)
 	return -EINVAL;
 }
 
-bool plan_has_strings(const struct plan *p)
-{
-	int i;
+#define fail plan_fail
 
-	for (i = 0; i < p->nkeys; i++)
-		if (p->keys[i].string_id)
-			return true;
-	return false;
-}
+static const struct plan_type T_INT = { PLAN_V_INT, PLAN_F_PLAIN, 0 };
+static const struct plan_type T_STR = { PLAN_V_STR, PLAN_F_PLAIN, 0 };
 
-static const struct field_def *field_find(const char *name)
+/* ---- builtins ---------------------------------------------------------- */
+
+struct builtin {
+	const char *name;
+	enum scry_field field;
+	enum plan_vkind kind;
+	enum plan_vfmt fmt;
+	unsigned need;		/* SOURCE_F_* the probe must give; 0: every */
+	bool at_end;		/* known only when the event ends */
+	bool begin_ok;		/* a begin conjunct may test it */
+	const char *unit;
+};
+
+static const struct builtin builtins[] = {
+	{ "pid",      SCRY_F_PID,      PLAN_V_INT, 0, 0, false, true, NULL },
+	{ "tid",      SCRY_F_TID,      PLAN_V_INT, 0, 0, false, true, NULL },
+	{ "uid",      SCRY_F_UID,      PLAN_V_INT, 0, 0, false, true, NULL },
+	{ "gid",      SCRY_F_GID,      PLAN_V_INT, 0, 0, false, true, NULL },
+	{ "cpu",      SCRY_F_CPU,      PLAN_V_INT, 0, 0, false, true, NULL },
+	{ "comm",     SCRY_F_COMM,     PLAN_V_STR, PLAN_F_COMM, 0, false, true,
+	  NULL },
+	{ "execname", SCRY_F_COMM,     PLAN_V_STR, PLAN_F_COMM, 0, false, true,
+	  NULL },
+	{ "arg0",     SCRY_F_ARG0,     PLAN_V_INT, 0, SOURCE_F_ARGS, false,
+	  true, NULL },
+	{ "arg1",     SCRY_F_ARG1,     PLAN_V_INT, 0, SOURCE_F_ARGS, false,
+	  true, NULL },
+	{ "arg2",     SCRY_F_ARG2,     PLAN_V_INT, 0, SOURCE_F_ARGS, false,
+	  true, NULL },
+	{ "arg3",     SCRY_F_ARG3,     PLAN_V_INT, 0, SOURCE_F_ARGS, false,
+	  true, NULL },
+	{ "arg4",     SCRY_F_ARG4,     PLAN_V_INT, 0, SOURCE_F_ARGS, false,
+	  true, NULL },
+	{ "arg5",     SCRY_F_ARG5,     PLAN_V_INT, 0, SOURCE_F_ARGS, false,
+	  true, NULL },
+	{ "retval",   SCRY_F_RETVAL,   PLAN_V_INT, 0, SOURCE_F_RETVAL, true,
+	  false, NULL },
+	{ "errno",    SCRY_F_ERRNO,    PLAN_V_INT, PLAN_F_ERRNO, SOURCE_F_ERRNO,
+	  true, false, NULL },
+	{ "fd.path",  SCRY_F_FDPATH,   PLAN_V_INT, PLAN_F_STRID,
+	  SOURCE_F_FDPATH, false, false, NULL },
+	{ "latency",  SCRY_F_LATENCY,  PLAN_V_INT, 0, SOURCE_F_LATENCY, true,
+	  false, "ns" },
+	{ "state",    SCRY_F_STATE,    PLAN_V_INT, 0, SOURCE_F_STATE, false,
+	  true, NULL },
+	{ "kstack",   SCRY_F_KSTACK,   PLAN_V_INT, PLAN_F_KSTACK, 0, false,
+	  false, NULL },
+	{ "ustack",   SCRY_F_USTACK,   PLAN_V_INT, PLAN_F_USTACK, 0, false,
+	  false, NULL },
+	{ "nsecs",    SCRY_F_NSECS,    PLAN_V_INT, 0, 0, false, false, "ns" },
+	{ "timestamp", SCRY_F_NSECS,   PLAN_V_INT, 0, 0, false, false, "ns" },
+	{ "elapsed",  SCRY_F_ELAPSED,  PLAN_V_INT, 0, 0, false, false, "ns" },
+	{ "walltimestamp", SCRY_F_WALLTIME, PLAN_V_INT, 0, 0, false, false,
+	  "ns" },
+	{ "cpid",     SCRY_F_CPID,     PLAN_V_INT, 0, 0, false, true, NULL },
+	{ "rand",     SCRY_F_RAND,     PLAN_V_INT, 0, 0, false, false, NULL },
+	{ "cgroup",   SCRY_F_CGROUP,   PLAN_V_INT, 0, 0, false, true, NULL },
+	{ "curtask",  SCRY_F_CURTASK,  PLAN_V_INT, 0, 0, false, false, NULL },
+	{ "ppid",     SCRY_F_PPID,     PLAN_V_INT, 0, 0, false, false, NULL },
+	{ "probe",    SCRY_F_PROBE,    PLAN_V_INT, PLAN_F_PROBE, 0, false,
+	  false, NULL },
+	{ "func",     SCRY_F_PROBE,    PLAN_V_INT, PLAN_F_FUNC, SOURCE_F_FUNC,
+	  false, false, NULL },
+	{ "probefunc", SCRY_F_PROBE,   PLAN_V_INT, PLAN_F_FUNC, SOURCE_F_FUNC,
+	  false, false, NULL },
+};
+
+static const struct builtin *builtin_find(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(fields); i++)
-		if (!strcmp(fields[i].name, name))
-			return &fields[i];
+	for (i = 0; i < ARRAY_SIZE(builtins); i++)
+		if (!strcmp(builtins[i].name, name))
+			return &builtins[i];
 	return NULL;
 }
 
-/*
- * args.FIELD of a tracepoint: its format gives offset and size; it is read
- * into one args[] slot (strings as string-store ids, usable as keys).
- */
-static int tp_field_get(struct plan *p, const char *name, int col,
-			struct field_def *def, struct expr_error *err)
-{
-	struct plan_tp_field tf;
-	char why[sizeof(err->msg)];
-	int i;
-
-	for (i = 0; i < p->ntp_fields; i++)
-		if (!strcmp(p->tp_fields[i].name, name + 5))
-			break;
-	if (i == p->ntp_fields) {
-		if (i >= SCRY_NARGS)
-			return plan_fail(err, col, "at most %d tracepoint fields",
-					 SCRY_NARGS);
-		if (p->env->tp_field(p->target[0], p->target[1], name + 5, &tf,
-				     why, sizeof(why)))
-			return plan_fail(err, col, "%s", why);
-		tf.name = name + 5;
-		p->tp_fields[p->ntp_fields++] = tf;
-	}
-	*def = (struct field_def){
-		.name = name, .field = SCRY_F_ARG0 + i,
-		.type = p->tp_fields[i].is_string ? FT_STRID : FT_INT,
-		.need = SOURCE_F_TPARGS,
-	};
-	return 0;
-}
-
-/* "unknown field 'pdi'; did you mean: pid?" with the fields there are. */
-static int unknown_field(const char *name, int col, struct expr_error *err)
+/* "; did you mean: pid, tid?" into @buf, or "" */
+static const char *suggest(const char *name, const char *const *names,
+			   size_t n, char *buf, size_t len)
 {
 	struct hint h[3];
-	char hints[64] = "";
-	size_t i, len = strlen(name);
-	int nh = 0, n = 0;
+	size_t i, l = strlen(name), o = 0;
+	int nh = 0;
 
-	for (i = 0; i < ARRAY_SIZE(fields); i++)
-		hint_offer(h, &nh, 3, fields[i].name, strlen(fields[i].name),
-			   hint_distance(name, len, fields[i].name,
-					 strlen(fields[i].name),
-					 hint_limit(len)));
-	for (i = 0; i < (size_t)nh; i++)
-		n += snprintf(hints + n, sizeof(hints) - n, "%s%.*s",
-			      i ? ", " : "; did you mean: ", (int)h[i].len,
-			      h[i].name);
-	return plan_fail(err, col, "unknown field '%s'%s%s (fields: pid tid uid "
-			 "comm cpu arg0..arg5 retval latency state errno fd.path "
-			 "args.FIELD)", name, hints, nh ? "?" : "");
+	for (i = 0; i < n; i++)
+		if (names[i])
+			hint_offer(h, &nh, 3, names[i], strlen(names[i]),
+				   hint_distance(name, l, names[i],
+						 strlen(names[i]),
+						 hint_limit(l)));
+	buf[0] = '\0';
+	for (i = 0; i < (size_t)nh && o < len; i++)
+		o += snprintf(buf + o, len - o, "%s%.*s", i ? ", " : "; did "
+			      "you mean: ", (int)h[i].len, h[i].name);
+	if (nh && o < len)
+		snprintf(buf + o, len - o, "?");
+	return buf;
 }
 
-/* Look a field up and check the probe provides it. */
-static int field_get(struct plan *p, const char *name, int col,
-		     const struct field_def **out, struct expr_error *err)
-{
-	const struct field_def *f = field_find(name);
-	int ret;
-	/* each caller reads the definition before the next lookup */
-	static struct field_def tp_def;
-
-	if (!f && (p->src->fields & SOURCE_F_TPARGS) &&
-	    !strncmp(name, "args.", 5)) {
-		ret = tp_field_get(p, name, col, &tp_def, err);
-		*out = &tp_def;
-		return ret;
-	}
-
-	if (!f)
-		return unknown_field(name, col, err);
-	if (f->need & ~p->src->fields) {
-		if (f->field == SCRY_F_RETVAL || f->field == SCRY_F_LATENCY)
-			return plan_fail(err, col, "'%s' needs a probe with a return: "
-					 "use uretprobe", name);
-		return plan_fail(err, col, "field '%s' does not exist for %s probes",
-				 name, p->src->name);
-	}
-	*out = f;
-	return 0;
-}
-
-/* ---- predicate compilation --------------------------------------- */
-
-struct emitter {
-	struct scry_pred_insn *prog;
-	int n;
-	bool uses_end;
+static const char *const function_names[] = {
+	"count", "sum", "min", "max", "avg", "stats", "hist", "lhist",
+	"quantize", "lquantize", "str", "ksym", "usym", "kstack", "ustack",
+	"stack", "ntop", "printf", "print", "printa", "trace", "clear",
+	"zero", "delete", "exit", "time", "join", "signal", "raise",
+	"copyinstr", "stringof",
 };
 
-/*
- * A program has SCRY_MAX_PRED slots, the last kept for SCRY_OP_END. The
- * conjuncts that run at begin (or at end) share one program, joined by
- * one '&&' operation each: the limit counts those too, whichever way the
- * predicate is written.
- */
-#define PRED_MAX_OPS	(SCRY_MAX_PRED - 1)
+/* ---- probes ------------------------------------------------------------ */
 
-static int too_long(const struct expr_node *n, struct expr_error *err)
+static int unknown_kind(const struct expr_probe *pr, struct expr_error *err)
 {
-	return plan_fail(err, n->col, "predicate too long: at most %d operations "
-			 "(fields, numbers, operators) run at the begin of an "
-			 "event and %d at its end", PRED_MAX_OPS, PRED_MAX_OPS);
+	const char *names[32];
+	char hints[96], kinds[256] = "";
+	size_t n = 0, k = 0;
+	int i;
+
+	for (i = 0; sources[i] && n < ARRAY_SIZE(names); i++) {
+		names[n++] = sources[i]->name;
+		k += snprintf(kinds + k, sizeof(kinds) - k, "%s%s",
+			      i ? " " : "", sources[i]->name);
+	}
+	return fail(err, pr->kind_col, "unknown probe kind '%s'%s (%s)",
+		    pr->kind, suggest(pr->kind, names, n, hints,
+				      sizeof(hints)), kinds);
 }
 
-static int emit(struct emitter *em, const struct expr_node *n, __u8 op,
-		__u8 field, __s64 imm, struct expr_error *err)
+/* One probe as written: its source checks and records its parts. */
+static int plan_probe(struct plan *p, int ci, const struct expr_probe *pr,
+		      struct expr_error *err)
 {
-	if (em->n >= PRED_MAX_OPS)
-		return too_long(n, err);
-	em->prog[em->n].op = op;
-	em->prog[em->n].field = field;
-	em->prog[em->n].imm = imm;
-	em->n++;
+	const struct source *src = source_find(pr->kind);
+	struct plan_probe *pp;
+	int i, ret;
+
+	if (!src)
+		return unknown_kind(pr, err);
+	if (pr->nparts < src->min_parts || pr->nparts > src->max_parts)
+		return fail(err, pr->nparts > src->max_parts ?
+			    pr->part_cols[src->max_parts] : pr->kind_col,
+			    "%s probes are written %s", src->name, src->usage);
+	if (p->nprobes >= PLAN_MAX_PROBES)
+		return fail(err, pr->kind_col, "too many probes (at most %d)",
+			    PLAN_MAX_PROBES);
+	pp = &p->probes[p->nprobes++];
+	memset(pp, 0, sizeof(*pp));
+	pp->src = src;
+	pp->ep = pr;
+	pp->clause = ci;
+	pp->ntarget = pr->nparts;
+	for (i = 0; i < pr->nparts; i++) {
+		pp->target[i] = pr->parts[i];
+		pp->target_cols[i] = pr->part_cols[i];
+	}
+	pp->has_end = src->flags & SOURCE_END;
+	pp->special = src->flags & SOURCE_SPECIAL;
+	ret = src->plan ? src->plan(p, pp, err) : 0;
+	if (ret)
+		return ret;
+	for (i = 0; i < pr->nparts && !src->plan; i++)
+		if (!*pr->parts[i])
+			return fail(err, pr->part_cols[i], "empty probe part: "
+				    "%s probes are written %s", src->name,
+				    src->usage);
 	return 0;
 }
 
-static int string_index(struct plan *p, const struct expr_node *n,
-			struct expr_error *err)
+/*
+ * A clause's probes must fire alike (all with an end or none, BEGIN/END
+ * alone): its one program runs for all of them, and sees the fields
+ * they all give.
+ */
+static int plan_clause_probes(struct plan *p, int ci, struct expr_error *err)
+{
+	struct plan_clause *cl = &p->clauses[ci];
+	const struct expr_clause *ec = cl->ec;
+	struct plan_probe *first;
+	int i, ret;
+
+	cl->first_probe = p->nprobes;
+	cl->fields = ~0u;
+	for (i = 0; i < ec->nprobes; i++) {
+		ret = plan_probe(p, ci, &ec->probes[i], err);
+		if (ret)
+			return ret;
+	}
+	cl->nprobes = p->nprobes - cl->first_probe;
+	first = &p->probes[cl->first_probe];
+	for (i = 0; i < cl->nprobes; i++) {
+		struct plan_probe *pp = &p->probes[cl->first_probe + i];
+
+		if (i && (pp->has_end != first->has_end || pp->special ||
+			  first->special))
+			return fail(err, pp->ep->kind_col, "%s and %s probes "
+				    "fire differently: give each its own "
+				    "clause", first->src->name, pp->src->name);
+		cl->fields &= pp->src->fields;
+		/* an entry (fbt:::entry, syscall::X:entry) has no return */
+		if (!pp->has_end)
+			cl->fields &= ~(SOURCE_F_RETVAL | SOURCE_F_LATENCY |
+					SOURCE_F_ERRNO);
+	}
+	cl->special = first->special;
+	if (first->has_end)
+		cl->flags |= SCRY_CL_END;
+	if (first->syscall_entry)
+		cl->flags |= SCRY_CL_ENTRY;
+	if (first->src->flags & SOURCE_STACKS_AT_BEGIN)
+		cl->flags |= SCRY_CL_STACKS_AT_BEGIN;
+	if (first->one_cpu)
+		cl->flags |= SCRY_CL_ANY_TASK;
+	return 0;
+}
+
+/* ---- the compiler -------------------------------------------------------- */
+
+struct cc {
+	struct plan *p;
+	struct plan_clause *cl;
+	int ci;
+	struct scry_insn *code;
+	int n, max;
+	int sp;			/* values on the stack at this point */
+	int slot;		/* next free temporary string slot */
+	int nslots;		/* slots temporaries may use (locals above) */
+	bool uses_end;		/* read what only the end knows */
+	bool impure;		/* not a begin conjunct: maps, time, calls */
+	bool declare;		/* first pass: undeclared maps are fine */
+	struct expr_error *err;
+};
+
+static int emit(struct cc *c, int col, enum scry_op op, int a, int b,
+		int cc_, __u32 d, __s64 imm, int pops, int pushes)
+{
+	struct scry_insn *in;
+
+	/* the last slot stays SCRY_OP_END */
+	if (c->n >= c->max - 1)
+		return fail(c->err, col, "clause too long: at most %d "
+			    "operations%s", c->max - 1, c->max ==
+			    SCRY_MAX_BEGIN_INSNS ? " run at the begin of an "
+			    "event" : "");
+	if (c->sp < pops)
+		return fail(c->err, col, "internal error: stack underflow");
+	c->sp += pushes - pops;
+	if (c->sp > SCRY_VSTACK)
+		return fail(c->err, col, "expression too deep: at most %d "
+			    "values pending at once", SCRY_VSTACK);
+	in = &c->code[c->n++];
+	memset(in, 0, sizeof(*in));
+	in->op = op;
+	in->a = a;
+	in->b = b;
+	in->c = cc_;
+	in->d = d;
+	in->imm = imm;
+	return 0;
+}
+
+/* A temporary string slot, freed when its value is consumed. */
+static int slot_get(struct cc *c, int col)
+{
+	if (c->slot >= c->nslots)
+		return fail(c->err, col, "too many strings at once: at most "
+			    "%d in one statement", c->nslots);
+	return c->slot++;
+}
+
+/* The string value on top was consumed: its slot is free again. */
+static void slot_put(struct cc *c, const struct plan_type *t)
+{
+	if (t->kind == PLAN_V_STR && c->slot > 0)
+		c->slot--;
+}
+
+static int compile_expr(struct cc *c, const struct expr_node *n,
+			struct plan_type *t);
+
+/* ---- names: fields, tracepoint args, variables ------------------------- */
+
+/* args.FIELD (or args->FIELD) of the clause's tracepoints */
+static int tp_field(struct cc *c, const char *name, int col, int *idx,
+		    struct expr_error *err)
+{
+	struct plan_clause *cl = c->cl;
+	struct plan_tp_field tf;
+	char why[sizeof(err->msg)];
+	int i, k, ret;
+
+	for (i = 0; i < cl->ntp_fields; i++)
+		if (!strcmp(cl->tp_fields[i].name, name))
+			break;
+	if (i < cl->ntp_fields) {
+		*idx = i;
+		return 0;
+	}
+	if (i >= SCRY_NARGS)
+		return fail(err, col, "at most %d tracepoint fields in a "
+			    "clause", SCRY_NARGS);
+	/* every tracepoint of the clause must have it, at the same place */
+	for (k = 0; k < cl->nprobes; k++) {
+		const struct plan_probe *pp = &c->p->probes[cl->first_probe + k];
+		int j;
+
+		for (j = 0; j < pp->nnames; j++) {
+			char cat[256];
+			const char *ev = strchr(pp->names[j], ':');
+			struct plan_tp_field other;
+
+			snprintf(cat, sizeof(cat), "%.*s",
+				 (int)(ev - pp->names[j]), pp->names[j]);
+			ret = c->p->env->tp_field(cat, ev + 1, name,
+						  k || j ? &other : &tf, why,
+						  sizeof(why));
+			if (ret)
+				return fail(err, col, "%s", why);
+			if ((k || j) && (other.offset != tf.offset ||
+					 other.size != tf.size ||
+					 other.is_string != tf.is_string))
+				return fail(err, col, "args.%s is not at the "
+					    "same place in every tracepoint of "
+					    "the clause (%s differs): give "
+					    "them their own clauses", name,
+					    pp->names[j]);
+		}
+	}
+	tf.name = name;
+	cl->tp_fields[i] = tf;
+	cl->ntp_fields++;
+	*idx = i;
+	return 0;
+}
+
+static int unknown_name(struct cc *c, const char *name, int col)
+{
+	const char *names[ARRAY_SIZE(builtins)];
+	char hints[96];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(function_names); i++)
+		if (!strcmp(name, function_names[i]))
+			return fail(c->err, col, "'%s' is a function: write "
+				    "%s(...)", name, name);
+	for (i = 0; i < ARRAY_SIZE(builtins); i++)
+		names[i] = builtins[i].name;
+	return fail(c->err, col, "unknown field '%s'%s (fields: pid tid comm "
+		    "cpu uid arg0..arg5 retval latency nsecs elapsed probe "
+		    "func kstack ustack args.FIELD ...; see docs/LANGUAGE.md)",
+		    name, suggest(name, names, ARRAY_SIZE(names), hints,
+				  sizeof(hints)));
+}
+
+/* Why a field is not there: "'retval' needs a probe with a return" */
+static int missing_field(struct cc *c, const struct builtin *b, int col)
+{
+	const struct plan_probe *pp = &c->p->probes[c->cl->first_probe];
+
+	if (b->need & (SOURCE_F_RETVAL | SOURCE_F_LATENCY))
+		return fail(c->err, col, "'%s' needs a probe with a return: "
+			    "use uretprobe (or kretprobe, syscall:NAME)",
+			    b->name);
+	return fail(c->err, col, "'%s' does not exist for %s probes",
+		    b->name, pp->src->name);
+}
+
+/* A tracepoint field as a value: a number, a string, or a char *. */
+static int compile_tp_arg(struct cc *c, const char *field, int col,
+			  struct plan_type *t)
+{
+	const struct plan_tp_field *tf;
+	int idx, slot, ret;
+
+	if (!(c->cl->fields & SOURCE_F_TPARGS))
+		return fail(c->err, col, "args.%s: only tracepoints have "
+			    "args (arg0..arg5 are this probe's arguments)",
+			    field);
+	ret = tp_field(c, field, col, &idx, c->err);
+	if (ret)
+		return ret;
+	tf = &c->cl->tp_fields[idx];
+	if (tf->is_string) {
+		slot = slot_get(c, col);
+		if (slot < 0)
+			return slot;
+		c->impure = true;	/* read from the event lazily */
+		*t = T_STR;
+		return emit(c, col, SCRY_OP_STP, slot, 0, idx, 0, 0, 0, 1);
+	}
+	*t = T_INT;
+	if (tf->is_charptr)
+		t->fmt = PLAN_F_CHARPTR;
+	return emit(c, col, SCRY_OP_FIELD, SCRY_F_ARG0 + idx, 0, 0, 0, 0, 0,
+		    1);
+}
+
+static bool is_charptr(const struct plan_type *t)
+{
+	return t->kind == PLAN_V_INT && t->fmt == PLAN_F_CHARPTR;
+}
+
+static int compile_builtin(struct cc *c, const struct builtin *b, int col,
+			   struct plan_type *t)
+{
+	int slot;
+
+	if (b->need & ~c->cl->fields)
+		return missing_field(c, b, col);
+	c->uses_end |= b->at_end;
+	c->impure |= !b->begin_ok;
+	t->kind = b->kind;
+	t->fmt = b->fmt;
+	t->limit = 0;
+	if (b->field == SCRY_F_KSTACK || b->field == SCRY_F_USTACK) {
+		if (c->p->probes[c->cl->first_probe].src->flags &
+		    SOURCE_NO_STACKS)
+			return fail(c->err, col, "%s: %s probes run in no "
+				    "task's context: there is no stack",
+				    b->name, c->p->probes[c->cl->first_probe]
+				    .src->name);
+		c->cl->flags |= b->field == SCRY_F_KSTACK ? SCRY_CL_KSTACK :
+				SCRY_CL_USTACK;
+	}
+	if (b->field == SCRY_F_FDPATH)
+		c->cl->flags |= SCRY_CL_FDPATH;
+	if (b->kind == PLAN_V_STR) {	/* comm */
+		slot = slot_get(c, col);
+		if (slot < 0)
+			return slot;
+		return emit(c, col, SCRY_OP_SCOMM, slot, 0, 0, 0, 0, 0, 1);
+	}
+	return emit(c, col, SCRY_OP_FIELD, b->field, 0, 0, 0, 0, 0, 1);
+}
+
+static int compile_ident(struct cc *c, const struct expr_node *n,
+			 struct plan_type *t)
+{
+	const struct builtin *b = builtin_find(n->name);
+
+	if (!strncmp(n->name, "args.", 5))
+		return compile_tp_arg(c, n->name + 5, n->col, t);
+	if (!b && !strcmp(n->name, "stack"))
+		return fail(c->err, n->col, "'stack' is both stacks: use it as "
+			    "a key (@[stack]), or write kstack or ustack");
+	if (!b)
+		return unknown_name(c, n->name, n->col);
+	return compile_builtin(c, b, n->col, t);
+}
+
+/* ---- variables ----------------------------------------------------------- */
+
+static int local_find(const struct plan_clause *cl, const char *name)
 {
 	int i;
 
-	if (strlen(n->sval) >= SCRY_COMM_LEN)
-		return plan_fail(err, n->col, "string longer than a comm (%d "
-				 "characters): comm can never equal it",
-				 SCRY_COMM_LEN - 1);
-	for (i = 0; i < p->nstrs; i++)
-		if (!strcmp(p->strs[i], n->sval))
+	for (i = 0; i < cl->nlocals; i++)
+		if (!strcmp(cl->local_names[i], name))
 			return i;
-	if (p->nstrs >= SCRY_MAX_STRS)
-		return plan_fail(err, n->col, "too many strings (at most %d)",
-				 SCRY_MAX_STRS);
-	strcpy(p->strs[p->nstrs], n->sval);
-	return p->nstrs++;
+	return -1;
 }
 
-static int compile(struct plan *p, struct emitter *em,
-		   const struct expr_node *n, struct expr_error *err);
-
-static int compile_operand(struct plan *p, struct emitter *em,
-			   const struct expr_node *n, struct expr_error *err)
+static int tls_find(const struct plan *p, const char *name)
 {
-	const struct field_def *f;
+	int i;
+
+	for (i = 0; i < p->ntls; i++)
+		if (!strcmp(p->tls_names[i], name))
+			return i;
+	return -1;
+}
+
+/* "$x" or "this->x": one namespace of clause-local variables */
+static const char *local_key(const struct expr_node *n, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", n->kind == EXPR_VAR ? "$" : "this->",
+		 n->name);
+	return buf;
+}
+
+static int compile_local(struct cc *c, const struct expr_node *n,
+			 struct plan_type *t)
+{
+	char key[80];
+	int i = local_find(c->cl, local_key(n, key, sizeof(key))), slot;
+
+	if (i < 0)
+		return fail(c->err, n->col, "%s is used before it is "
+			    "assigned", key);
+	*t = c->cl->local_types[i];
+	if (t->kind == PLAN_V_STR) {
+		/* a copy: the value is consumed like any temporary */
+		slot = slot_get(c, n->col);
+		if (slot < 0)
+			return slot;
+		return emit(c, n->col, SCRY_OP_SCOPY, slot,
+			    c->cl->local_slots[i], 0, 0, 0, 0, 1);
+	}
+	return emit(c, n->col, SCRY_OP_LDL, i, 0, 0, 0, 0, 0, 1);
+}
+
+static int compile_tls(struct cc *c, const struct expr_node *n,
+		       struct plan_type *t)
+{
+	int i = tls_find(c->p, n->name), slot;
+
+	c->impure = true;
+	if (i < 0) {
+		if (c->declare) {	/* declared by a later clause? */
+			*t = T_INT;
+			return emit(c, n->col, SCRY_OP_IMM, 0, 0, 0, 0, 0, 0,
+				    1);
+		}
+		return fail(c->err, n->col, "self->%s is never assigned",
+			    n->name);
+	}
+	*t = c->p->tls_types[i];
+	c->p->uses_tls = true;
+	if (emit(c, n->col, SCRY_OP_LDT, i, 0, 0, 0, 0, 0, 1))
+		return -EINVAL;
+	if (t->kind != PLAN_V_STR)
+		return 0;
+	/* strings are kept by their store id */
+	slot = slot_get(c, n->col);
+	if (slot < 0)
+		return slot;
+	return emit(c, n->col, SCRY_OP_SFROMID, slot, 0, 0, 0, 0, 1, 1);
+}
+
+/* ---- maps ------------------------------------------------------------- */
+
+static int map_find_name(const struct plan *p, const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->nmaps; i++)
+		if (!strcmp(p->maps[i].name + 1, name))
+			return i;
+	return -1;
+}
+
+int plan_map_find(const struct plan *p, const char *name)
+{
+	return map_find_name(p, name[0] == '@' ? name + 1 : name);
+}
+
+static int map_new(struct cc *c, const struct expr_node *n)
+{
+	struct plan_map *m;
+
+	if (c->p->nmaps >= SCRY_MAX_MAPS)
+		return fail(c->err, n->col, "too many maps (at most %d)",
+			    SCRY_MAX_MAPS);
+	m = &c->p->maps[c->p->nmaps];
+	memset(m, 0, sizeof(*m));
+	if (asprintf(&m->name, "@%s", n->name) < 0) {
+		m->name = NULL;
+		return -ENOMEM;
+	}
+	m->col = n->col;
+	m->nkeys = -1;		/* keys unknown until its first use */
+	return c->p->nmaps++;
+}
+
+static bool type_eq(const struct plan_type *a, const struct plan_type *b)
+{
+	return a->kind == b->kind && a->fmt == b->fmt;
+}
+
+static const char *type_name(const struct plan_type *t)
+{
+	static const char *const fmts[] = {
+		[PLAN_F_PLAIN] = "a number", [PLAN_F_STRID] = "a string",
+		[PLAN_F_KSTACK] = "a kernel stack",
+		[PLAN_F_USTACK] = "a user stack",
+		[PLAN_F_KSYM] = "a kernel symbol",
+		[PLAN_F_USYM] = "a user symbol", [PLAN_F_PROBE] = "a probe",
+		[PLAN_F_FUNC] = "a function", [PLAN_F_INET] = "an address",
+		[PLAN_F_ERRNO] = "a number", [PLAN_F_COMM] = "a string",
+	};
+
+	if (t->kind == PLAN_V_STR)
+		return "a string";
+	if (t->kind == PLAN_V_AGG)
+		return "an aggregation";
+	if (t->kind == PLAN_V_NONE)
+		return "nothing";
+	if (is_charptr(t))
+		return "a char * pointer";
+	return (unsigned)t->fmt < ARRAY_SIZE(fmts) ? fmts[t->fmt] : "a value";
+}
+
+/* What a key column holds, as a map declares it. */
+static bool is_stack(const struct plan_type *t)
+{
+	return t->kind == PLAN_V_INT &&
+	       (t->fmt == PLAN_F_KSTACK || t->fmt == PLAN_F_USTACK);
+}
+
+/*
+ * The key columns of one map access: each one read straight from the
+ * event when it is a plain field (no instruction at all), else computed
+ * onto the stack. Strings go in by their store id (comm in place), stacks
+ * in their own columns. The first use declares the map's columns; later
+ * ones must match.
+ */
+struct keycol {
+	struct plan_type type;
+	__u8 src;		/* field read directly, or 0 */
+	__u8 dst;
+	int arg;		/* which key expression, -1: implied */
+	const char *name;	/* a name of its own ("stack" is two) */
+};
+
+/* A key column's name: the expression as it formats ("comm", "arg0 / 1024") */
+static void key_text(const struct expr_node *k, char *buf, size_t len)
+{
+	if (expr_format_node(k, buf, len) < 0)
+		snprintf(buf, len, "key");
+}
+
+/* Key column @k: direct from the event, or compiled. */
+static int key_column(struct cc *c, const struct expr_node *k,
+		      const struct builtin *b, struct keycol *col)
+{
+	if (b && b->kind == PLAN_V_INT) {
+		/*
+		 * compile_builtin checks the field and marks what the
+		 * clause must gather (stacks, fd.path); the FIELD it emits
+		 * is dropped: the map instruction reads it in place.
+		 */
+		int ret = compile_builtin(c, b, k->col, &col->type);
+
+		if (ret)
+			return ret;
+		c->n--;
+		c->sp--;
+		col->src = b->field;
+		return 0;
+	}
+	if (b && b->field == SCRY_F_COMM) {
+		col->type = (struct plan_type){ PLAN_V_STR, PLAN_F_COMM, 0 };
+		col->src = SCRY_F_COMM;
+		return 0;
+	}
+	return compile_expr(c, k, &col->type);
+}
+
+/* Where each column goes in struct scry_key. */
+static int key_places(struct cc *c, const struct expr_node *mn,
+		      struct keycol *cols, int *ncols, bool *has_pid)
+{
+	bool comm = false, kst = false, ust = false;
+	int i, nints = 0;
+
+	*has_pid = false;
+	for (i = 0; i < *ncols; i++) {
+		struct keycol *col = &cols[i];
+
+		if (col->type.kind == PLAN_V_AGG ||
+		    col->type.kind == PLAN_V_NONE)
+			return fail(c->err, mn->col, "a key must be a value, "
+				    "not %s", type_name(&col->type));
+		if (is_charptr(&col->type))
+			return fail(c->err, mn->col, "a key is a char * "
+				    "pointer: use str() for the string it "
+				    "points to");
+		if (col->type.fmt == PLAN_F_KSTACK && !kst) {
+			col->dst = SCRY_KC_KSTACK;
+			kst = true;
+		} else if (col->type.fmt == PLAN_F_USTACK && !ust) {
+			col->dst = SCRY_KC_USTACK;
+			ust = *has_pid = true;
+		} else if (col->type.kind == PLAN_V_STR &&
+			   col->type.fmt == PLAN_F_COMM && !comm) {
+			col->dst = SCRY_KC_COMM;
+			comm = true;
+		} else if (is_stack(&col->type)) {
+			return fail(c->err, mn->col, "one kernel and one user "
+				    "stack per key at most");
+		} else {
+			if (nints >= SCRY_MAX_INTKEYS)
+				return fail(c->err, mn->col, "too many numeric "
+					    "and string keys (at most %d, "
+					    "besides comm and the stacks)",
+					    SCRY_MAX_INTKEYS);
+			col->dst = (col->type.kind == PLAN_V_STR ?
+				    SCRY_KC_STR0 : SCRY_KC_INT0) + nints++;
+			if (col->type.kind == PLAN_V_STR)
+				c->p->uses_strings = true;
+		}
+	}
+	/* a user address needs its process to be named */
+	for (i = 0; i < *ncols && !*has_pid; i++) {
+		if (cols[i].type.fmt != PLAN_F_USYM)
+			continue;
+		if (*ncols >= SCRY_MAX_KEYCOLS)
+			return fail(c->err, mn->col, "too many keys");
+		cols[(*ncols)++] = (struct keycol){ T_INT, SCRY_F_PID,
+						    SCRY_KC_PID, -1, "pid" };
+		*has_pid = true;
+	}
+	return 0;
+}
+
+/* The first use declares the map's columns; the others must match. */
+static int key_declare(struct cc *c, struct plan_map *m,
+		       const struct expr_node *mn, const struct keycol *cols,
+		       int ncols, bool has_pid)
+{
+	char name[96];
+	bool same;
+	int i;
+
+	if (m->nkeys < 0) {
+		m->nkeys = ncols;
+		m->has_pid = has_pid;
+		for (i = 0; i < ncols; i++) {
+			m->keys[i] = cols[i].type;
+			m->key_dst[i] = cols[i].dst;
+			m->key_field[i] = cols[i].src;
+			if (cols[i].name)
+				snprintf(name, sizeof(name), "%s",
+					 cols[i].name);
+			else
+				key_text(mn->args[cols[i].arg], name,
+					 sizeof(name));
+			m->key_names[i] = strdup(name);
+			if (!m->key_names[i])
+				return -ENOMEM;
+		}
+		return 0;
+	}
+	same = m->nkeys == ncols;
+	for (i = 0; same && i < ncols; i++)
+		same = m->key_dst[i] == cols[i].dst &&
+		       (type_eq(&m->keys[i], &cols[i].type) ||
+			(m->keys[i].kind == PLAN_V_INT &&
+			 cols[i].type.kind == PLAN_V_INT &&
+			 m->key_dst[i] < SCRY_KC_STR0));
+	if (!same)
+		return fail(c->err, mn->col, "%s is used with other keys than "
+			    "at column %d: every use of a map takes the same "
+			    "keys", m->name, m->col);
+	return 0;
+}
+
+/*
+ * Compile @mn's keys for map @mi: the computed columns are pushed (their
+ * count in *pushed, their string slots in *strs), the rest recorded in
+ * keyspec *spec for the map instruction, which pops them all.
+ */
+static int compile_keys(struct cc *c, struct plan_map *m, int mi,
+			const struct expr_node *mn, int *spec, int *pushed,
+			int *strs)
+{
+	struct keycol cols[SCRY_MAX_KEYCOLS];
+	struct scry_keyspec *ks;
+	int ncols = 0, i, j, ret;
+	bool has_pid;
+
+	for (i = 0; i < mn->nargs; i++) {
+		const struct expr_node *k = mn->args[i];
+		const struct builtin *b = k->kind == EXPR_IDENT ?
+					  builtin_find(k->name) : NULL;
+		bool both = k->kind == EXPR_IDENT && !strcmp(k->name, "stack");
+
+		for (j = 0; j <= both; j++) {
+			struct keycol *col = &cols[ncols];
+
+			if (ncols >= SCRY_MAX_KEYCOLS - 1)
+				return fail(c->err, k->col, "too many keys (at "
+					    "most %d)", SCRY_MAX_KEYCOLS - 1);
+			memset(col, 0, sizeof(*col));
+			col->arg = i;
+			if (both) {
+				b = builtin_find(j ? "ustack" : "kstack");
+				col->name = b->name;
+			}
+			ret = key_column(c, k, b, col);
+			if (ret)
+				return ret;
+			ncols++;
+		}
+	}
+	ret = key_places(c, mn, cols, &ncols, &has_pid);
+	ret = ret ? : key_declare(c, m, mn, cols, ncols, has_pid);
+	if (ret)
+		return ret;
+	if (c->p->nkeyspecs >= SCRY_MAX_KEYSPECS)
+		return fail(c->err, mn->col, "too many map accesses (at most "
+			    "%d)", SCRY_MAX_KEYSPECS);
+	*spec = c->p->nkeyspecs++;
+	ks = &c->p->keyspecs[*spec];
+	memset(ks, 0, sizeof(*ks));
+	ks->ncols = ncols;
+	ks->map = mi;
+	*pushed = *strs = 0;
+	for (i = 0; i < ncols; i++) {
+		ks->src[i] = cols[i].src;
+		ks->dst[i] = cols[i].dst;
+		*pushed += !cols[i].src;
+		*strs += !cols[i].src && cols[i].type.kind == PLAN_V_STR;
+	}
+	return 0;
+}
+
+/*
+ * A map instruction popping @pops values; @strs string slots among them
+ * (and the value's, when it is a string) are free after it.
+ */
+static int emit_map(struct cc *c, int col, enum scry_op op, int mi, int spec,
+		    int pops, int strs, int pushes)
+{
+	int ret = emit(c, col, op, mi, spec, 0, 0, 0, pops, pushes);
+
+	c->slot -= strs;
+	return ret;
+}
+
+/* The map @n names, declared now when @declare and it is new. */
+static int map_get(struct cc *c, const struct expr_node *n, bool declare)
+{
+	int mi = map_find_name(c->p, n->name);
+
+	if (mi >= 0 || !declare)
+		return mi;
+	return map_new(c, n);
+}
+
+/* Reading @m[k]: its value (0 when the key is absent). */
+static int compile_map_read(struct cc *c, const struct expr_node *n,
+			    struct plan_type *t)
+{
+	int mi = map_get(c, n, false), spec, ret, slot, pushed, strs;
+	struct plan_map *m;
+
+	c->impure = true;
+	if (mi < 0 && c->declare) {
+		*t = T_INT;	/* declared by a later clause, maybe */
+		return emit(c, n->col, SCRY_OP_IMM, 0, 0, 0, 0, 0, 0, 1);
+	}
+	if (mi < 0)
+		return fail(c->err, n->col, "@%s is read but never assigned",
+			    n->name);
+	m = &c->p->maps[mi];
+	if (m->kind == PLAN_MAP_AGG)
+		return fail(c->err, n->col, "%s is an aggregation: it prints, "
+			    "but cannot be read (keep a count in a variable: "
+			    "@%s_n[...]++)", m->name, n->name);
+	ret = compile_keys(c, m, mi, n, &spec, &pushed, &strs);
+	ret = ret ? : emit_map(c, n->col, SCRY_OP_MLOAD, mi, spec, pushed,
+			       strs, 1);
+	if (ret)
+		return ret;
+	*t = m->val;
+	c->p->uses_vars = true;
+	if (t->kind != PLAN_V_STR)
+		return 0;
+	slot = slot_get(c, n->col);
+	if (slot < 0)
+		return slot;
+	return emit(c, n->col, SCRY_OP_SFROMID, slot, 0, 0, 0, 0, 1, 1);
+}
+
+/* ---- expressions ------------------------------------------------------ */
+
+static const __u8 bin_ops[EXPR_NOPS] = {
+	[EXPR_LOR] = SCRY_OP_LOR, [EXPR_LAND] = SCRY_OP_LAND,
+	[EXPR_BOR] = SCRY_OP_BOR, [EXPR_BXOR] = SCRY_OP_BXOR,
+	[EXPR_BAND] = SCRY_OP_BAND, [EXPR_EQ] = SCRY_OP_EQ,
+	[EXPR_NE] = SCRY_OP_NE, [EXPR_LT] = SCRY_OP_LT,
+	[EXPR_LE] = SCRY_OP_LE, [EXPR_GT] = SCRY_OP_GT,
+	[EXPR_GE] = SCRY_OP_GE, [EXPR_SHL] = SCRY_OP_SHL,
+	[EXPR_SHR] = SCRY_OP_SHR, [EXPR_ADD] = SCRY_OP_ADD,
+	[EXPR_SUB] = SCRY_OP_SUB, [EXPR_MUL] = SCRY_OP_MUL,
+	[EXPR_DIV] = SCRY_OP_DIV, [EXPR_MOD] = SCRY_OP_MOD,
+};
+
+/* A number is expected: say what was given instead, and the fix. */
+static int want_int(struct cc *c, const struct plan_type *t, int col,
+		    const char *what)
+{
+	if (t->kind == PLAN_V_INT)
+		return 0;
+	if (t->kind == PLAN_V_STR)
+		return fail(c->err, col, "%s needs a number, not a string",
+			    what);
+	return fail(c->err, col, "%s needs a number, not %s", what,
+		    type_name(t));
+}
+
+/*
+ * A string is expected. A string-store id (fd.path, a stored string)
+ * becomes its string; a char * pointer is the one mistake to name.
+ */
+static int want_str(struct cc *c, struct plan_type *t, int col,
+		    const char *what)
+{
+	int slot;
+
+	if (t->kind == PLAN_V_STR)
+		return 0;
+	if (t->kind == PLAN_V_INT && t->fmt == PLAN_F_STRID) {
+		slot = slot_get(c, col);
+		if (slot < 0)
+			return slot;
+		*t = T_STR;
+		return emit(c, col, SCRY_OP_SFROMID, slot, 0, 0, 0, 0, 1, 1);
+	}
+	if (is_charptr(t))
+		return fail(c->err, col, "%s needs a string, and this is a "
+			    "char * pointer: use str() to read the string it "
+			    "points to", what);
+	return fail(c->err, col, "%s needs a string, not %s%s", what,
+		    type_name(t), t->kind == PLAN_V_INT && !t->fmt ?
+		    " (str(ADDR) reads a string from memory)" : "");
+}
+
+static int compile_binary(struct cc *c, const struct expr_node *n,
+			  struct plan_type *t)
+{
+	struct plan_type l, r;
+	char what[64];
 	int ret;
+
+	snprintf(what, sizeof(what), "'%s'", expr_op_name(n->op));
+	ret = compile_expr(c, n->left, &l);
+	if (ret)
+		return ret;
+	/* a stored string (fd.path) compared: its bytes, before the right */
+	if ((n->op == EXPR_EQ || n->op == EXPR_NE) &&
+	    (l.fmt == PLAN_F_STRID || is_charptr(&l))) {
+		ret = want_str(c, &l, n->left->col, what);
+		if (ret)
+			return ret;
+	}
+	ret = compile_expr(c, n->right, &r);
+	if (ret)
+		return ret;
+	if ((l.kind == PLAN_V_STR || r.kind == PLAN_V_STR ||
+	     is_charptr(&r)) && (n->op == EXPR_EQ || n->op == EXPR_NE)) {
+		/* a string comparison: both sides strings */
+		if (l.kind != PLAN_V_STR)
+			return fail(c->err, n->col, "%s compares a number "
+				    "with a string", what);
+		ret = want_str(c, &r, n->right->col, what);
+		if (ret)
+			return ret;
+		slot_put(c, &r);
+		slot_put(c, &l);
+		*t = T_INT;
+		return emit(c, n->col, SCRY_OP_SCMP, 0, 0, n->op == EXPR_NE,
+			    0, 0, 2, 1);
+	}
+	if (l.kind == PLAN_V_STR || r.kind == PLAN_V_STR)
+		return fail(c->err, n->col, "strings compare with == and != "
+			    "only");
+	ret = want_int(c, &l, n->left->col, what);
+	ret = ret ? : want_int(c, &r, n->right->col, what);
+	if (ret)
+		return ret;
+	*t = T_INT;
+	return emit(c, n->col, bin_ops[n->op], 0, 0, 0, 0, 0, 2, 1);
+}
+
+static int compile_unary(struct cc *c, const struct expr_node *n,
+			 struct plan_type *t)
+{
+	static const __u8 ops[] = {
+		[EXPR_NOT] = SCRY_OP_LNOT, [EXPR_BNOT] = SCRY_OP_BNOT,
+		[EXPR_NEG] = SCRY_OP_NEG,
+	};
+	char what[8];
+	int ret = compile_expr(c, n->left, t);
+
+	if (ret)
+		return ret;
+	snprintf(what, sizeof(what), "'%s'", expr_op_name(n->op));
+	ret = want_int(c, t, n->col, what);
+	if (ret)
+		return ret;
+	if (n->op == EXPR_DEREF) {
+		*t = T_INT;
+		c->impure = true;
+		return emit(c, n->col, SCRY_OP_READ, 8, 0, 1, 0, 0, 1, 1);
+	}
+	*t = T_INT;
+	return emit(c, n->col, ops[n->op], 0, 0, 0, 0, 0, 1, 1);
+}
+
+/* c ? a : b, both branches of one type (a string: in one slot) */
+static int compile_cond(struct cc *c, const struct expr_node *n,
+			struct plan_type *t)
+{
+	struct plan_type ct, a, b;
+	int ret, jz, jmp, slot0;
+
+	ret = compile_expr(c, n->left, &ct);
+	ret = ret ? : want_int(c, &ct, n->left->col, "'?:'");
+	if (ret)
+		return ret;
+	jz = c->n;
+	ret = emit(c, n->col, SCRY_OP_JZ, 0, 0, 0, 0, 0, 1, 0);
+	slot0 = c->slot;
+	ret = ret ? : compile_expr(c, n->right, &a);
+	if (ret)
+		return ret;
+	jmp = c->n;
+	if (emit(c, n->col, SCRY_OP_JMP, 0, 0, 0, 0, 0, 0, 0))
+		return -EINVAL;
+	/* the other branch starts where this one did */
+	c->sp--;
+	c->slot = slot0;
+	c->code[jz].d = c->n;
+	ret = compile_expr(c, n->other, &b);
+	if (ret)
+		return ret;
+	c->code[jmp].d = c->n;
+	if (!type_eq(&a, &b) && !(a.kind == PLAN_V_INT &&
+				  b.kind == PLAN_V_INT))
+		return fail(c->err, n->other->col, "the two sides of '?:' "
+			    "differ: %s and %s", type_name(&a),
+			    type_name(&b));
+	*t = type_eq(&a, &b) ? a : T_INT;
+	return 0;
+}
+
+/* ---- calls ------------------------------------------------------------- */
+
+static int nargs_is(struct cc *c, const struct expr_node *n, int lo, int hi,
+		    const char *usage)
+{
+	if (n->nargs >= lo && n->nargs <= hi)
+		return 0;
+	return fail(c->err, n->col, "%s() is written %s", n->name, usage);
+}
+
+static int const_int(struct cc *c, const struct expr_node *n, __s64 *v,
+		     const char *what)
+{
+	if (n->kind == EXPR_INT) {
+		*v = n->ival;
+		return 0;
+	}
+	if (n->kind == EXPR_UNARY && n->op == EXPR_NEG &&
+	    n->left->kind == EXPR_INT && n->left->ival != INT64_MIN) {
+		*v = -n->left->ival;
+		return 0;
+	}
+	return fail(c->err, n->col, "%s must be a number", what);
+}
+
+/* str(ADDR [, LEN]), copyinstr(ADDR), stringof(X) */
+static int compile_str(struct cc *c, const struct expr_node *n,
+		       struct plan_type *t)
+{
+	struct plan_type a;
+	__s64 len = 0;
+	int ret, slot;
+
+	ret = nargs_is(c, n, 1, 2, "str(ADDR) or str(ADDR, LENGTH)");
+	if (!ret && n->nargs == 2) {
+		ret = const_int(c, n->args[1], &len, "str()'s length");
+		if (!ret && (len < 1 || len > SCRY_PATH_MAX - 1))
+			ret = fail(c->err, n->args[1]->col, "str()'s length "
+				   "must be 1 to %d", SCRY_PATH_MAX - 1);
+	}
+	ret = ret ? : compile_expr(c, n->args[0], &a);
+	if (ret)
+		return ret;
+	/* already a string (stringof(comm)), or one by id */
+	if (a.kind == PLAN_V_STR || (a.kind == PLAN_V_INT &&
+				     a.fmt == PLAN_F_STRID)) {
+		*t = a;
+		return want_str(c, t, n->col, "str()");
+	}
+	ret = want_int(c, &a, n->args[0]->col, "str()");
+	if (ret)
+		return ret;
+	slot = slot_get(c, n->col);
+	if (slot < 0)
+		return slot;
+	c->impure = true;
+	*t = T_STR;
+	return emit(c, n->col, SCRY_OP_SREAD, slot, 0, 0, len, 0, 1, 1);
+}
+
+/* A number printed another way: ksym(), usym(), ntop() */
+static int compile_fmt_call(struct cc *c, const struct expr_node *n,
+			    enum plan_vfmt fmt, struct plan_type *t)
+{
+	const struct expr_node *v = n->args[n->nargs - 1];
+	int ret;
+
+	if (fmt == PLAN_F_INET) {
+		ret = nargs_is(c, n, 1, 2, "ntop(ADDR) or ntop(AF_INET, ADDR)");
+		if (!ret && n->nargs == 2) {
+			__s64 af;
+
+			ret = const_int(c, n->args[0], &af, "ntop()'s family");
+			if (!ret && af != 2)
+				ret = fail(c->err, n->args[0]->col, "ntop(): "
+					   "only AF_INET (2) addresses, as a "
+					   "number, for now");
+		}
+	} else {
+		ret = nargs_is(c, n, 1, 1, fmt == PLAN_F_KSYM ? "ksym(ADDR)" :
+			       "usym(ADDR)");
+	}
+	ret = ret ? : compile_expr(c, v, t);
+	ret = ret ? : want_int(c, t, v->col, n->name);
+	if (ret)
+		return ret;
+	t->fmt = fmt;
+	return 0;
+}
+
+/* kstack, ustack, kstack(N), ustack(N), stack() (DTrace's kernel stack) */
+static int compile_stack_call(struct cc *c, const struct expr_node *n,
+			      bool user, struct plan_type *t)
+{
+	__s64 limit = 0;
+	int ret;
+
+	ret = nargs_is(c, n, 0, 1, user ? "ustack() or ustack(FRAMES)" :
+		       "kstack() or kstack(FRAMES)");
+	if (!ret && n->nargs) {
+		ret = const_int(c, n->args[0], &limit, "the number of frames");
+		if (!ret && (limit < 1 || limit > SCRY_MAX_FRAMES))
+			ret = fail(c->err, n->args[0]->col, "frames: 1 to %d",
+				   SCRY_MAX_FRAMES);
+	}
+	ret = ret ? : compile_builtin(c, builtin_find(user ? "ustack" :
+						      "kstack"), n->col, t);
+	t->limit = limit;
+	return ret;
+}
+
+static int compile_call(struct cc *c, const struct expr_node *n,
+			struct plan_type *t)
+{
+	const char *f = n->name;
+	char hints[96];
+
+	if (!strcmp(f, "str") || !strcmp(f, "copyinstr") ||
+	    !strcmp(f, "stringof"))
+		return compile_str(c, n, t);
+	if (!strcmp(f, "ksym"))
+		return compile_fmt_call(c, n, PLAN_F_KSYM, t);
+	if (!strcmp(f, "usym"))
+		return compile_fmt_call(c, n, PLAN_F_USYM, t);
+	if (!strcmp(f, "ntop"))
+		return compile_fmt_call(c, n, PLAN_F_INET, t);
+	if (!strcmp(f, "kstack") || !strcmp(f, "stack"))
+		return compile_stack_call(c, n, false, t);
+	if (!strcmp(f, "ustack"))
+		return compile_stack_call(c, n, true, t);
+	if (!strcmp(f, "count") || !strcmp(f, "sum") || !strcmp(f, "min") ||
+	    !strcmp(f, "max") || !strcmp(f, "avg") || !strcmp(f, "stats") ||
+	    !strcmp(f, "hist") || !strcmp(f, "lhist") ||
+	    !strcmp(f, "quantize") || !strcmp(f, "lquantize"))
+		return fail(c->err, n->col, "%s() aggregates into a map: "
+			    "@name[keys] = %s(...)", f, f);
+	if (!strcmp(f, "printf") || !strcmp(f, "print") ||
+	    !strcmp(f, "printa") || !strcmp(f, "trace") ||
+	    !strcmp(f, "clear") || !strcmp(f, "zero") ||
+	    !strcmp(f, "delete") || !strcmp(f, "exit") ||
+	    !strcmp(f, "time") || !strcmp(f, "join") ||
+	    !strcmp(f, "signal") || !strcmp(f, "raise"))
+		return fail(c->err, n->col, "%s() is a statement, not a "
+			    "value", f);
+	return fail(c->err, n->col, "unknown function '%s'%s", f,
+		    suggest(f, function_names, ARRAY_SIZE(function_names),
+			    hints, sizeof(hints)));
+}
+
+/* args->f, args.f of tracepoints; anything else is a struct access */
+static int compile_member(struct cc *c, const struct expr_node *n,
+			  struct plan_type *t)
+{
+	if (n->left->kind == EXPR_IDENT && !strcmp(n->left->name, "args") &&
+	    !strchr(n->name, '.'))
+		return compile_tp_arg(c, n->name, n->col, t);
+	return fail(c->err, n->col, "'%s%s': kernel structs through BTF are "
+		    "not supported yet", n->arrow ? "->" : ".", n->name);
+}
+
+static int compile_expr(struct cc *c, const struct expr_node *n,
+			struct plan_type *t)
+{
+	int slot;
 
 	switch (n->kind) {
 	case EXPR_INT:
-		return emit(em, n, SCRY_OP_IMM, 0, n->ival, err);
-	case EXPR_STR:
-		return plan_fail(err, n->col, "a string can only be compared "
-				 "with comm");
-	case EXPR_IDENT:
-		ret = field_get(p, n->name, n->col, &f, err);
-		if (ret)
-			return ret;
-		if (f->type == FT_STACK || f->type == FT_PATH ||
-		    f->type == FT_STRID)
-			return plan_fail(err, n->col, "'%s' is a key, not a value "
-					 "a predicate can test", n->name);
-		if (f->type == FT_STR)
-			return plan_fail(err, n->col, "compare comm with a string: "
-					 "comm == \"name\"");
-		em->uses_end |= f->at_end;
-		return emit(em, n, SCRY_OP_FIELD, f->field, 0, err);
-	default:
-		return compile(p, em, n, err);
+		*t = T_INT;
+		return emit(c, n->col, SCRY_OP_IMM, 0, 0, 0, 0, n->ival, 0, 1);
+	case EXPR_STR: {
+		int li;
+
+		if (strlen(n->sval) >= SCRY_LIT_MAX)
+			return fail(c->err, n->col, "string longer than %d "
+				    "bytes", SCRY_LIT_MAX - 1);
+		for (li = 0; li < c->p->nlits; li++)
+			if (!strcmp(c->p->lits[li], n->sval))
+				break;
+		if (li == c->p->nlits) {
+			if (li >= SCRY_MAX_LITS)
+				return fail(c->err, n->col, "too many strings "
+					    "(at most %d)", SCRY_MAX_LITS);
+			strcpy(c->p->lits[c->p->nlits++], n->sval);
+		}
+		slot = slot_get(c, n->col);
+		if (slot < 0)
+			return slot;
+		*t = T_STR;
+		return emit(c, n->col, SCRY_OP_SLIT, slot, 0, 0, 0, li, 0, 1);
 	}
+	case EXPR_IDENT:
+		return compile_ident(c, n, t);
+	case EXPR_BINARY:
+		return compile_binary(c, n, t);
+	case EXPR_UNARY:
+		return compile_unary(c, n, t);
+	case EXPR_COND:
+		return compile_cond(c, n, t);
+	case EXPR_CALL:
+		return compile_call(c, n, t);
+	case EXPR_MAP:
+		return compile_map_read(c, n, t);
+	case EXPR_VAR:
+	case EXPR_CLAUSE_VAR:
+		return compile_local(c, n, t);
+	case EXPR_TLS:
+		return compile_tls(c, n, t);
+	case EXPR_MEMBER:
+		return compile_member(c, n, t);
+	case EXPR_INDEX:
+		return fail(c->err, n->col, "'[]': arrays through BTF are not "
+			    "supported yet");
+	case EXPR_CAST:
+		return fail(c->err, n->col, "casts to kernel types are not "
+			    "supported yet");
+	}
+	return fail(c->err, n->col, "internal error: unknown node");
 }
 
-static const __u8 cmp_ops[] = {
-	[EXPR_EQ] = SCRY_OP_EQ, [EXPR_NE] = SCRY_OP_NE,
-	[EXPR_LT] = SCRY_OP_LT, [EXPR_LE] = SCRY_OP_LE,
-	[EXPR_GT] = SCRY_OP_GT, [EXPR_GE] = SCRY_OP_GE,
+/* ---- aggregations ------------------------------------------------------ */
+
+struct agg_def {
+	const char *name;
+	enum scry_agg agg;
+	int nargs;
 };
 
-static bool is_comm(const struct expr_node *n)
+static const struct agg_def aggs[] = {
+	{ "count",     SCRY_AGG_COUNT,     0 },
+	{ "sum",       SCRY_AGG_SUM,       1 },
+	{ "min",       SCRY_AGG_MIN,       1 },
+	{ "max",       SCRY_AGG_MAX,       1 },
+	{ "avg",       SCRY_AGG_AVG,       1 },
+	{ "stats",     SCRY_AGG_STATS,     1 },
+	{ "quantize",  SCRY_AGG_QUANTIZE,  1 },
+	{ "hist",      SCRY_AGG_QUANTIZE,  1 },
+	{ "lquantize", SCRY_AGG_LQUANTIZE, 4 },
+	{ "lhist",     SCRY_AGG_LQUANTIZE, 4 },
+};
+
+static const struct agg_def *agg_find(const struct expr_node *n)
 {
-	return n->kind == EXPR_IDENT && !strcmp(n->name, "comm");
-}
+	size_t i;
 
-static int compile_strcmp(struct plan *p, struct emitter *em,
-			  const struct expr_node *n, struct expr_error *err)
-{
-	const struct expr_node *s = is_comm(n->left) ? n->right : n->left;
-	int idx;
-
-	if (s->kind != EXPR_STR)
-		return plan_fail(err, s->col, "comm can only be compared with a "
-				 "string");
-	if (n->op != EXPR_EQ && n->op != EXPR_NE)
-		return plan_fail(err, n->col, "strings compare with == and != only");
-	idx = string_index(p, s, err);
-	if (idx < 0)
-		return idx;
-	if (emit(em, n, n->op == EXPR_EQ ? SCRY_OP_STREQ : SCRY_OP_STRNE,
-		 0, 0, err))
-		return -EINVAL;
-	em->prog[em->n - 1].str = idx;
-	return 0;
-}
-
-static int compile(struct plan *p, struct emitter *em,
-		   const struct expr_node *n, struct expr_error *err)
-{
-	int ret;
-
-	switch (n->kind) {
-	case EXPR_CMP:
-		if (is_comm(n->left) || is_comm(n->right))
-			return compile_strcmp(p, em, n, err);
-		ret = compile_operand(p, em, n->left, err);
-		ret = ret ? : compile_operand(p, em, n->right, err);
-		return ret ? : emit(em, n, cmp_ops[n->op], 0, 0, err);
-	case EXPR_AND:
-	case EXPR_OR:
-		ret = compile(p, em, n->left, err);
-		ret = ret ? : compile(p, em, n->right, err);
-		return ret ? : emit(em, n, n->kind == EXPR_AND ? SCRY_OP_AND :
-				    SCRY_OP_OR, 0, 0, err);
-	case EXPR_NOT:
-		ret = compile(p, em, n->left, err);
-		return ret ? : emit(em, n, SCRY_OP_NOT, 0, 0, err);
-	default:
-		return compile_operand(p, em, n, err);
-	}
-}
-
-/* Append one conjunct to the begin or the end program. */
-static int place_conjunct(struct plan *p, struct emitter *begin,
-			  struct emitter *end, const struct expr_node *n,
-			  struct expr_error *err)
-{
-	struct scry_pred_insn tmp[SCRY_MAX_PRED] = {};
-	struct emitter one = { .prog = tmp };
-	struct emitter *dst;
-	int ret, i;
-
-	ret = compile(p, &one, n, err);
-	if (ret)
-		return ret;
-	dst = (one.uses_end && p->has_end) ? end : begin;
-	/* conjuncts after the first are joined with AND */
-	if (dst->n + one.n + (dst->n > 0) > PRED_MAX_OPS)
-		return too_long(n, err);
-	for (i = 0; i < one.n; i++)
-		dst->prog[dst->n++] = tmp[i];
-	if (dst->n > one.n)
-		dst->prog[dst->n++].op = SCRY_OP_AND;
-	return 0;
-}
-
-static int split_conjuncts(struct plan *p, struct emitter *begin,
-			   struct emitter *end, const struct expr_node *n,
-			   struct expr_error *err)
-{
-	int ret;
-
-	if (n->kind != EXPR_AND)
-		return place_conjunct(p, begin, end, n, err);
-	ret = split_conjuncts(p, begin, end, n->left, err);
-	return ret ? : split_conjuncts(p, begin, end, n->right, err);
-}
-
-/* ---- keys and aggregation ------------------------------------------ */
-
-static int add_key(struct plan *p, const char *name, int col,
-		   struct expr_error *err)
-{
-	const struct field_def *f;
-	struct plan_key *k;
-	int ret, i, nints = 0;
-
-	ret = field_get(p, name, col, &f, err);
-	if (ret)
-		return ret;
-	for (i = 0; i < p->nkeys; i++)
-		if (!strcmp(p->keys[i].name, name))
-			return plan_fail(err, col, "key '%s' given twice", name);
-	k = &p->keys[p->nkeys++];
-	k->name = f->name;
-	k->field = f->field;
-	k->slot = -1;
-	switch (f->type) {
-	case FT_STACK:
-		if (!strcmp(name, "stack") || !strcmp(name, "kstack"))
-			p->key_kstack = true;
-		if (!strcmp(name, "stack") || !strcmp(name, "ustack"))
-			p->key_ustack = true;
-		if (!strcmp(name, "ustack"))
-			k->field = SCRY_F_USTACK;
-		break;
-	case FT_STR:
-		p->key_comm = true;
-		break;
-	case FT_PATH:
-		p->key_fdpath = true;
-		/* fall through */
-	case FT_STRID:
-		/* a string id takes a numeric slot */
-		k->string_id = true;
-		/* fall through */
-	case FT_INT:
-		for (i = 0; i < SCRY_MAX_INTKEYS; i++)
-			if (p->key_ints[i] != SCRY_F_NONE)
-				nints++;
-		if (nints >= SCRY_MAX_INTKEYS)
-			return plan_fail(err, col, "too many numeric keys (at most "
-					 "%d)", SCRY_MAX_INTKEYS);
-		p->key_ints[nints] = f->field;
-		k->slot = nints;
-		break;
-	}
-	return 0;
-}
-
-static int const_arg(const struct expr_node *n, const char *what, __s64 *v,
-		     struct expr_error *err)
-{
-	if (n->kind != EXPR_INT)
-		return plan_fail(err, n->col, "lquantize %s must be a number", what);
-	*v = n->ival;
-	return 0;
+	if (n->kind != EXPR_CALL)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(aggs); i++)
+		if (!strcmp(aggs[i].name, n->name))
+			return &aggs[i];
+	return NULL;
 }
 
 /*
@@ -430,152 +1332,1165 @@ static int const_arg(const struct expr_node *n, const char *what, __s64 *v,
  * for v >= low + levels*step. The distance is taken in unsigned, where
  * high - low always fits (it may not in __s64).
  */
-static int plan_lquantize(struct plan *p, const struct expr_action *a,
-			  struct expr_error *err)
+static int plan_lquantize(struct cc *c, const struct expr_node *call,
+			  struct plan_map *m)
 {
+	__s64 low, high, step;
 	__u64 levels;
 	int ret;
 
-	ret = const_arg(a->args[1], "low", &p->lq_low, err);
-	ret = ret ? : const_arg(a->args[2], "high", &p->lq_high, err);
-	ret = ret ? : const_arg(a->args[3], "step", &p->lq_step, err);
+	ret = const_int(c, call->args[1], &low, "lquantize low");
+	ret = ret ? : const_int(c, call->args[2], &high, "lquantize high");
+	ret = ret ? : const_int(c, call->args[3], &step, "lquantize step");
 	if (ret)
 		return ret;
-	if (p->lq_step <= 0)
-		return plan_fail(err, a->args[3]->col, "lquantize step must be "
-				 "positive");
-	if (p->lq_high <= p->lq_low)
-		return plan_fail(err, a->args[2]->col, "lquantize high must be "
-				 "above low");
-	levels = ((__u64)p->lq_high - (__u64)p->lq_low) / (__u64)p->lq_step;
+	if (step <= 0)
+		return fail(c->err, call->args[3]->col, "lquantize step must "
+			    "be positive");
+	if (high <= low)
+		return fail(c->err, call->args[2]->col, "lquantize high must "
+			    "be above low");
+	levels = ((__u64)high - (__u64)low) / (__u64)step;
 	if (levels < 1)
-		return plan_fail(err, a->args[3]->col, "lquantize step is larger "
-				 "than high - low: no bucket fits; lower the step");
+		return fail(c->err, call->args[3]->col, "lquantize step is "
+			    "larger than high - low: no bucket fits; lower "
+			    "the step");
 	if (levels > SCRY_NBUCKETS - 2)
-		return plan_fail(err, a->args[3]->col, "lquantize has at most %d "
-				 "steps, (high - low) / step is %llu: raise the step",
-				 SCRY_NBUCKETS - 2, (unsigned long long)levels);
-	p->lq_nslots = levels;
+		return fail(c->err, call->args[3]->col, "lquantize has at "
+			    "most %d steps, (high - low) / step is %llu: "
+			    "raise the step", SCRY_NBUCKETS - 2,
+			    (unsigned long long)levels);
+	if (m->lq_levels && (m->lq_low != low || m->lq_step != step ||
+			     m->lq_high != high))
+		return fail(c->err, call->col, "%s has other lquantize "
+			    "parameters elsewhere", m->name);
+	m->lq_low = low;
+	m->lq_high = high;
+	m->lq_step = step;
+	m->lq_levels = levels;
 	return 0;
 }
 
-static int plan_action(struct plan *p, const struct expr *e,
-		       struct expr_error *err)
+/* The unit of an aggregated value, when it is a plain field: "ns" */
+static const char *value_unit(const struct expr_node *v)
 {
-	const struct expr_action *a = &e->action;
-	const struct agg_def *ad = NULL;
-	const struct field_def *f;
-	size_t i;
-	int ret;
+	const struct builtin *b;
 
-	if (!e->has_action) {	/* bare probe: count its firings */
-		p->agg = SCRY_AGG_COUNT;
-		return 0;
+	if (v->kind != EXPR_IDENT)
+		return NULL;
+	b = builtin_find(v->name);
+	return b ? b->unit : NULL;
+}
+
+/* @m[keys] = AGG(args) */
+static int compile_agg(struct cc *c, const struct expr_node *target,
+		       const struct expr_node *call, const struct agg_def *ad)
+{
+	struct plan_map *m;
+	struct plan_type v = T_INT;
+	int mi, spec, ret, pushed, strs;
+
+	if (call->nargs != ad->nargs)
+		return fail(c->err, call->col, "%s() takes %d argument%s",
+			    ad->name, ad->nargs, ad->nargs == 1 ? "" : "s");
+	mi = map_get(c, target, true);
+	if (mi < 0)
+		return mi;
+	m = &c->p->maps[mi];
+	if (m->nkeys < 0 && m->val.kind == PLAN_V_NONE) {
+		m->kind = PLAN_MAP_AGG;
+		m->agg = ad->agg;
+		m->val = (struct plan_type){ PLAN_V_AGG, 0, 0 };
+		m->unit = ad->nargs ? value_unit(call->args[0]) : NULL;
+	} else if (m->kind != PLAN_MAP_AGG || m->agg != ad->agg) {
+		return fail(c->err, call->col, "%s is %s at column %d: one "
+			    "map, one kind of value", m->name,
+			    m->kind == PLAN_MAP_VAR ? "a variable" :
+			    "another aggregation", m->col);
 	}
-	for (i = 0; i < (size_t)a->nkeys; i++) {
-		ret = add_key(p, a->keys[i], a->key_cols[i], err);
+	if (ad->agg == SCRY_AGG_LQUANTIZE) {
+		ret = plan_lquantize(c, call, m);
 		if (ret)
 			return ret;
 	}
-	for (i = 0; i < ARRAY_SIZE(aggs); i++)
-		if (!strcmp(aggs[i].name, a->func))
-			ad = &aggs[i];
-	if (!ad)
-		return plan_fail(err, a->func_col, "unknown aggregation '%s' "
-				 "(count sum min max avg quantize lquantize)",
-				 a->func);
-	if (a->nargs != ad->nargs)
-		return plan_fail(err, a->func_col, "%s() takes %d argument%s",
-				 ad->name, ad->nargs, ad->nargs == 1 ? "" : "s");
-	p->agg = ad->agg;
-	if (!ad->nargs)
-		return 0;
-	if (a->args[0]->kind != EXPR_IDENT)
-		return plan_fail(err, a->args[0]->col, "%s() aggregates a field, "
-				 "e.g. %s(arg0)", ad->name, ad->name);
-	ret = field_get(p, a->args[0]->name, a->args[0]->col, &f, err);
+	ret = compile_keys(c, m, mi, target, &spec, &pushed, &strs);
 	if (ret)
 		return ret;
-	if (f->type != FT_INT)
-		return plan_fail(err, a->args[0]->col, "%s() needs a number; '%s' "
-				 "is not one", ad->name, f->name);
-	p->val_field = f->field;
-	p->val_name = f->name;
-	p->unit = f->unit;
-	if (ad->agg == SCRY_AGG_LQUANTIZE)
-		return plan_lquantize(p, a, err);
+	if (ad->nargs) {
+		ret = compile_expr(c, call->args[0], &v);
+		ret = ret ? : want_int(c, &v, call->args[0]->col, ad->name);
+		if (ret)
+			return ret;
+	} else if (emit(c, call->col, SCRY_OP_IMM, 0, 0, 0, 0, 1, 0, 1)) {
+		return -EINVAL;
+	}
+	c->impure = true;
+	return emit_map(c, call->col, SCRY_OP_MAGG, mi, spec, pushed + 1,
+			strs, 0);
+}
+
+/* ---- printf ------------------------------------------------------------- */
+
+static char *xstrndup(const char *s, size_t n)
+{
+	char *d = malloc(n + 1);
+
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
+/* Can a value of type @t print with %s? (as its string, symbol, name) */
+static bool prints_as_string(const struct plan_type *t)
+{
+	if (t->kind == PLAN_V_STR)
+		return true;
+	if (t->kind != PLAN_V_INT || is_charptr(t))
+		return false;
+	return t->fmt == PLAN_F_STRID || t->fmt == PLAN_F_KSTACK ||
+	       t->fmt == PLAN_F_USTACK || t->fmt == PLAN_F_KSYM ||
+	       t->fmt == PLAN_F_USYM || t->fmt == PLAN_F_PROBE ||
+	       t->fmt == PLAN_F_FUNC || t->fmt == PLAN_F_INET;
+}
+
+/*
+ * Split a printf format into its conversions: the literal text before
+ * each, its spec rewritten for how the value arrives (%lld for numbers,
+ * %s for strings, symbols, names), the type it wants. %% is a '%'.
+ */
+static int parse_format(struct cc *c, struct plan_out *o, const char *fmt,
+			int col)
+{
+	char text[512], spec[32];
+	size_t t = 0, i = 0, s0;
+	const char *conv;
+
+	while (fmt[i]) {
+		if (fmt[i] != '%' || fmt[i + 1] == '%') {
+			if (t + 1 >= sizeof(text))
+				return fail(c->err, col, "printf format too "
+					    "long");
+			text[t++] = fmt[i];
+			i += fmt[i] == '%' ? 2 : 1;
+			continue;
+		}
+		s0 = i++;
+		i += strspn(fmt + i, "-+ #0");
+		i += strspn(fmt + i, "0123456789");
+		if (fmt[i] == '.') {
+			i++;
+			i += strspn(fmt + i, "0123456789");
+		}
+		if (i - s0 > 16)
+			return fail(c->err, col, "printf: conversion '%.*s' "
+				    "too long", (int)(i - s0 + 1), fmt + s0);
+		/* length modifiers mean nothing: values are 64-bit */
+		i += strspn(fmt + i, "hlLjzt");
+		conv = fmt[i] && fmt[i] != '\n' ?
+		       strchr("diouxXcsp", fmt[i]) : NULL;
+		if (!conv)
+			return fail(c->err, col, "printf: unknown conversion "
+				    "'%.*s' (d i u o x X c s p, with flags, "
+				    "width, precision)", (int)(i - s0 +
+				    (fmt[i] ? 1 : 0)), fmt + s0);
+		if (o->nconvs >= SCRY_MAX_OUT_ARGS)
+			return fail(c->err, col, "printf: at most %d values",
+				    SCRY_MAX_OUT_ARGS);
+		/* the spec without length modifiers */
+		snprintf(spec, sizeof(spec), "%%%.*s", (int)strcspn(fmt + s0 + 1,
+			 "hlLqjztdiouxXcsp"), fmt + s0 + 1);
+		text[t] = '\0';
+		o->convs[o->nconvs].text = strdup(text);
+		switch (*conv) {
+		case 's':
+			strcat(spec, "s");
+			o->convs[o->nconvs].type = T_STR;
+			break;
+		case 'c':
+			strcat(spec, "c");
+			o->convs[o->nconvs].type = T_INT;
+			break;
+		case 'p':
+			/* "%p": 0x and lower-case hex, as glibc */
+			snprintf(spec, sizeof(spec), "0x%%llx");
+			o->convs[o->nconvs].type = T_INT;
+			break;
+		default:
+			strcat(spec, *conv == 'd' || *conv == 'i' ? "lld" :
+			       *conv == 'u' ? "llu" : *conv == 'o' ? "llo" :
+			       *conv == 'x' ? "llx" : "llX");
+			o->convs[o->nconvs].type = T_INT;
+			break;
+		}
+		o->convs[o->nconvs].spec = strdup(spec);
+		if (!o->convs[o->nconvs].text || !o->convs[o->nconvs].spec)
+			return -ENOMEM;
+		o->nconvs++;
+		t = 0;
+		i++;
+	}
+	o->tail = xstrndup(text, t);
+	return o->tail ? 0 : -ENOMEM;
+}
+
+static struct plan_out *out_new(struct cc *c, enum plan_out_kind kind,
+				int col)
+{
+	struct plan_out *o;
+
+	if (c->p->nouts >= SCRY_MAX_OUTS) {
+		fail(c->err, col, "too many printf and actions (at most %d)",
+		     SCRY_MAX_OUTS);
+		return NULL;
+	}
+	o = &c->p->outs[c->p->nouts++];
+	memset(o, 0, sizeof(*o));
+	o->kind = kind;
+	o->map = -1;
+	c->p->has_events = true;
+	return o;
+}
+
+/* The record: the header, then each value, a number or a string slot. */
+static int out_emit(struct cc *c, struct plan_out *o, int col, int nvals,
+		    const struct plan_type *types, int strs)
+{
+	size_t size = sizeof(struct scry_out_hdr);
+	int i;
+
+	o->def.kind = o->kind == PLAN_OUT_PRINTF || o->kind ==
+		      PLAN_OUT_VALUE || o->kind == PLAN_OUT_JOIN ?
+		      SCRY_OUT_PRINTF : SCRY_OUT_ACTION;
+	o->def.nargs = nvals;
+	for (i = 0; i < nvals; i++) {
+		o->def.args[i] = types[i].kind == PLAN_V_STR ? SCRY_OUT_STR :
+				 SCRY_OUT_INT;
+		size += types[i].kind == PLAN_V_STR ?
+			sizeof(struct scry_path) : sizeof(__s64);
+	}
+	o->def.size = size;
+	c->impure = true;
+	if (emit(c, col, SCRY_OP_OUT, 0, 0, 0, 0, o - c->p->outs, nvals, 0))
+		return -EINVAL;
+	c->slot -= strs;
 	return 0;
 }
 
-/* "unknown probe kind 'offcup'; did you mean: offcpu?", and the kinds */
-static int unknown_kind(const struct expr_probe *pr, struct expr_error *err)
+/* printf(FORMAT, values...) */
+static int compile_printf(struct cc *c, const struct expr_node *n)
 {
-	struct hint h[2];
-	char kinds[160] = "", hints[64] = "";
-	size_t len = strlen(pr->kind), i;
-	int nh = 0, n = 0, k = 0;
+	struct plan_type types[SCRY_MAX_OUT_ARGS];
+	struct plan_out *o;
+	int i, ret, strs = 0;
 
-	for (i = 0; sources[i]; i++) {
-		const char *name = sources[i]->name;
+	if (n->nargs < 1 || n->args[0]->kind != EXPR_STR)
+		return fail(c->err, n->col, "printf() is written printf(\"FORMAT"
+			    "\", values...) with the format a string");
+	o = out_new(c, PLAN_OUT_PRINTF, n->col);
+	if (!o)
+		return -EINVAL;
+	o->fmt = strdup(n->args[0]->sval);
+	if (!o->fmt)
+		return -ENOMEM;
+	ret = parse_format(c, o, o->fmt, n->args[0]->col);
+	if (ret)
+		return ret;
+	if (o->nconvs != n->nargs - 1)
+		return fail(c->err, n->col, "printf: the format has %d "
+			    "conversion%s, and %d value%s follow%s it",
+			    o->nconvs, o->nconvs == 1 ? "" : "s", n->nargs - 1,
+			    n->nargs == 2 ? "" : "s", n->nargs == 2 ? "s" : "");
+	for (i = 0; i < o->nconvs; i++) {
+		const struct expr_node *a = n->args[i + 1];
+		struct plan_conv *cv = &o->convs[i];
+		char what[48];
 
-		hint_offer(h, &nh, 2, name, strlen(name),
-			   hint_distance(pr->kind, len, name, strlen(name),
-					 hint_limit(len)));
-		k += snprintf(kinds + k, sizeof(kinds) - k, "%s%s",
-			      i ? " " : "", name);
+		ret = compile_expr(c, a, &types[i]);
+		if (ret)
+			return ret;
+		snprintf(what, sizeof(what), "printf's %s", cv->spec);
+		if (cv->type.kind == PLAN_V_STR) {
+			if (!prints_as_string(&types[i]))
+				return want_str(c, &types[i], a->col, "%s");
+		} else {
+			ret = want_int(c, &types[i], a->col, what);
+			if (ret)
+				return ret;
+		}
+		strs += types[i].kind == PLAN_V_STR;
+		/* how user space prints it: the value's own type */
+		cv->type = types[i];
 	}
-	for (i = 0; i < (size_t)nh; i++)
-		n += snprintf(hints + n, sizeof(hints) - n, "%s%.*s",
-			      i ? ", " : "; did you mean: ", (int)h[i].len,
-			      h[i].name);
-	return plan_fail(err, pr->kind_col, "unknown probe kind '%s'%s%s (%s)",
-			 pr->kind, hints, nh ? "?" : "", kinds);
+	return out_emit(c, o, n->col, o->nconvs, types, strs);
 }
 
-static int plan_probe(struct plan *p, const struct expr *e,
-		      struct expr_error *err)
+/* print(@m), printa(@m), clear(@m), zero(@m): done by scry in order */
+static int compile_map_action(struct cc *c, const struct expr_node *n,
+			      enum plan_out_kind kind)
 {
-	const struct expr_probe *pr = &e->probe;
-	const struct source *d = source_find(pr->kind);
-	size_t i;
+	const struct expr_node *a = n->nargs ? n->args[n->nargs - 1] : NULL;
+	struct plan_out *o;
+	int mi;
 
-	if (!d)
-		return unknown_kind(pr, err);
-	if (pr->nparts < d->min_parts || pr->nparts > d->max_parts)
-		return plan_fail(err, pr->nparts > d->max_parts ?
-				 pr->part_cols[d->max_parts] : pr->kind_col,
-				 "%s probes are written %s", d->name, d->usage);
-	for (i = 1; i < (size_t)pr->nparts; i++)
-		if (strpbrk(pr->parts[i], "*?["))
-			return plan_fail(err, pr->part_cols[i], "'%s' is a glob: "
-					 "globs are for listing (scry -l '%s:...'); "
-					 "name one probe", pr->parts[i], d->name);
-	p->src = d;
-	p->ntarget = pr->nparts;
-	for (i = 0; i < (size_t)pr->nparts; i++) {
-		p->target[i] = pr->parts[i];
-		p->target_cols[i] = pr->part_cols[i];
+	if (!a || a->kind != EXPR_MAP || a->has_keys || n->nargs > 2)
+		return fail(c->err, n->col, "%s() is written %s(@map)",
+			    n->name, n->name);
+	mi = map_get(c, a, false);
+	if (mi < 0 && !c->declare)
+		return fail(c->err, a->col, "@%s is never assigned", a->name);
+	o = out_new(c, kind, n->col);
+	if (!o)
+		return -EINVAL;
+	o->map = mi;
+	if (kind == PLAN_OUT_PRINT && mi >= 0)
+		c->p->maps[mi].printed = true;
+	return out_emit(c, o, n->col, 0, NULL, 0);
+}
+
+/* print(value), trace(value): the value on a line */
+static int compile_print_value(struct cc *c, const struct expr_node *n)
+{
+	struct plan_type t;
+	struct plan_out *o;
+	int ret;
+
+	if (n->nargs != 1)
+		return fail(c->err, n->col, "%s() is written %s(@map) or "
+			    "%s(value)", n->name, n->name, n->name);
+	o = out_new(c, PLAN_OUT_VALUE, n->col);
+	if (!o)
+		return -EINVAL;
+	ret = compile_expr(c, n->args[0], &t);
+	if (ret)
+		return ret;
+	if (t.kind != PLAN_V_STR && t.kind != PLAN_V_INT)
+		return fail(c->err, n->args[0]->col, "%s() prints a value "
+			    "or a map, not %s", n->name, type_name(&t));
+	o->nconvs = 1;
+	o->convs[0].text = strdup("");
+	o->convs[0].spec = strdup(prints_as_string(&t) ? "%s" : "%lld");
+	o->convs[0].type = t;
+	o->tail = strdup("\n");
+	if (!o->convs[0].text || !o->convs[0].spec || !o->tail)
+		return -ENOMEM;
+	return out_emit(c, o, n->col, 1, &t, t.kind == PLAN_V_STR);
+}
+
+static int compile_exit(struct cc *c, const struct expr_node *n)
+{
+	struct plan_out *o;
+
+	if (n->nargs > 1)
+		return fail(c->err, n->col, "exit() is written exit()");
+	o = out_new(c, PLAN_OUT_EXIT, n->col);
+	return o ? out_emit(c, o, n->col, 0, NULL, 0) : -EINVAL;
+}
+
+static int compile_time(struct cc *c, const struct expr_node *n)
+{
+	struct plan_out *o;
+
+	if (n->nargs > 1 || (n->nargs && n->args[0]->kind != EXPR_STR))
+		return fail(c->err, n->col, "time() is written time() or "
+			    "time(\"STRFTIME FORMAT\")");
+	o = out_new(c, PLAN_OUT_TIME, n->col);
+	if (!o)
+		return -EINVAL;
+	o->fmt = strdup(n->nargs ? n->args[0]->sval : "%H:%M:%S\n");
+	if (!o->fmt)
+		return -ENOMEM;
+	return out_emit(c, o, n->col, 0, NULL, 0);
+}
+
+/* signal(SIG), raise(SIG): destructive, only with --unsafe */
+static int compile_signal(struct cc *c, const struct expr_node *n)
+{
+	static const struct { const char *name; int nr; } sigs[] = {
+		{ "HUP", 1 }, { "INT", 2 }, { "QUIT", 3 }, { "ILL", 4 },
+		{ "TRAP", 5 }, { "ABRT", 6 }, { "BUS", 7 }, { "FPE", 8 },
+		{ "KILL", 9 }, { "USR1", 10 }, { "SEGV", 11 }, { "USR2", 12 },
+		{ "PIPE", 13 }, { "ALRM", 14 }, { "TERM", 15 }, { "CHLD", 17 },
+		{ "CONT", 18 }, { "STOP", 19 }, { "TSTP", 20 },
+	};
+	const struct expr_node *a = n->nargs == 1 ? n->args[0] : NULL;
+	struct plan_type t;
+	__s64 nr = -1;
+	size_t i;
+	int ret;
+
+	if (!a)
+		return fail(c->err, n->col, "%s() is written %s(SIGNAL), "
+			    "e.g. %s(\"SIGKILL\") or %s(9)", n->name, n->name,
+			    n->name, n->name);
+	if (!c->p->unsafe)
+		return fail(c->err, n->col, "%s() sends signals to traced "
+			    "processes: allow it with --unsafe (bpftrace's "
+			    "--unsafe, DTrace's -w)", n->name);
+	c->p->uses_signal = true;
+	c->impure = true;
+	if (a->kind == EXPR_STR) {
+		const char *s = a->sval + (strncmp(a->sval, "SIG", 3) ? 0 : 3);
+
+		for (i = 0; i < ARRAY_SIZE(sigs); i++)
+			if (!strcmp(s, sigs[i].name))
+				nr = sigs[i].nr;
+		if (nr < 0)
+			return fail(c->err, a->col, "unknown signal '%s'",
+				    a->sval);
+		ret = emit(c, a->col, SCRY_OP_IMM, 0, 0, 0, 0, nr, 0, 1);
+	} else {
+		ret = compile_expr(c, a, &t);
+		ret = ret ? : want_int(c, &t, a->col, n->name);
 	}
-	p->has_end = d->flags & SOURCE_END;
-	p->stacks_at_begin = d->flags & SOURCE_STACKS_AT_BEGIN;
-	p->ustack_at_entry = d->flags & SOURCE_AT_ENTRY;
-	return d->plan ? d->plan(p, pr, err) : 0;
+	return ret ? : emit(c, n->col, SCRY_OP_SIGNAL, 0, 0, 0, 0, 0, 1, 0);
+}
+
+/* delete(@m[k]) */
+static int compile_delete(struct cc *c, const struct expr_node *n)
+{
+	const struct expr_node *a = n->nargs == 1 ? n->args[0] : NULL;
+	int mi, spec, pushed, strs, ret;
+
+	if (!a || a->kind != EXPR_MAP)
+		return fail(c->err, n->col, "delete() is written "
+			    "delete(@map[key])");
+	mi = map_get(c, a, false);
+	c->impure = true;
+	if (mi < 0) {
+		if (c->declare)
+			return 0;
+		return fail(c->err, a->col, "@%s is never assigned", a->name);
+	}
+	if (c->p->maps[mi].kind == PLAN_MAP_AGG)
+		return fail(c->err, a->col, "%s is an aggregation: clear(%s) "
+			    "empties it", c->p->maps[mi].name,
+			    c->p->maps[mi].name);
+	ret = compile_keys(c, &c->p->maps[mi], mi, a, &spec, &pushed, &strs);
+	return ret ? : emit_map(c, n->col, SCRY_OP_MDEL, mi, spec, pushed,
+				strs, 0);
+}
+
+/* A call as a statement: printf() and the other actions. */
+static int compile_call_stmt(struct cc *c, const struct expr_node *n)
+{
+	const char *f = n->name;
+
+	if (!strcmp(f, "printf"))
+		return compile_printf(c, n);
+	if ((!strcmp(f, "print") || !strcmp(f, "trace")) && n->nargs == 1 &&
+	    !(n->args[0]->kind == EXPR_MAP && !n->args[0]->has_keys &&
+	      !strcmp(f, "print")))
+		return compile_print_value(c, n);
+	if (!strcmp(f, "print") || !strcmp(f, "printa"))
+		return compile_map_action(c, n, PLAN_OUT_PRINT);
+	if (!strcmp(f, "clear") || !strcmp(f, "trunc"))
+		return compile_map_action(c, n, PLAN_OUT_CLEAR);
+	if (!strcmp(f, "zero"))
+		return compile_map_action(c, n, PLAN_OUT_ZERO);
+	if (!strcmp(f, "delete"))
+		return compile_delete(c, n);
+	if (!strcmp(f, "exit"))
+		return compile_exit(c, n);
+	if (!strcmp(f, "time"))
+		return compile_time(c, n);
+	if (!strcmp(f, "signal") || !strcmp(f, "raise"))
+		return compile_signal(c, n);
+	if (!strcmp(f, "join"))
+		return fail(c->err, n->col, "join() is not supported yet: "
+			    "printf(\"%%s\", str(args->argv[0])) prints one");
+	if (agg_find(n))
+		return fail(c->err, n->col, "%s() aggregates into a map: "
+			    "@name[keys] = %s(...)", f, f);
+	return fail(c->err, n->col, "%s(): a value, not a statement (assign "
+		    "it: @x = ..., $x = ...)", f);
+}
+
+/* ---- statements ------------------------------------------------------- */
+
+static int compile_block(struct cc *c, const struct expr_block *b);
+
+/* $x = v, this->x = v: declared by the first assignment */
+static int assign_local(struct cc *c, const struct expr_node *target,
+			const struct plan_type *t, int col)
+{
+	struct plan_clause *cl = c->cl;
+	char key[80];
+	int i = local_find(cl, local_key(target, key, sizeof(key)));
+
+	if (i < 0) {
+		if (cl->nlocals >= SCRY_MAX_LOCALS)
+			return fail(c->err, col, "too many variables (at most "
+				    "%d)", SCRY_MAX_LOCALS);
+		i = cl->nlocals++;
+		cl->local_names[i] = strdup(key);
+		if (!cl->local_names[i])
+			return -ENOMEM;
+		cl->local_types[i] = *t;
+		if (t->kind == PLAN_V_STR) {
+			if (c->nslots <= c->slot)
+				return fail(c->err, col, "too many strings: "
+					    "at most %d", SCRY_NSLOTS);
+			cl->local_slots[i] = --c->nslots;
+		}
+	} else if (!type_eq(&cl->local_types[i], t) &&
+		   !(cl->local_types[i].kind == PLAN_V_INT &&
+		     t->kind == PLAN_V_INT)) {
+		return fail(c->err, col, "%s holds %s, not %s", key,
+			    type_name(&cl->local_types[i]), type_name(t));
+	}
+	if (t->kind == PLAN_V_STR) {
+		slot_put(c, t);
+		return emit(c, col, SCRY_OP_SSTORE, cl->local_slots[i], 0, 0,
+			    0, 0, 1, 0);
+	}
+	return emit(c, col, SCRY_OP_STL, i, 0, 0, 0, 0, 1, 0);
+}
+
+/* self->x = v: strings kept by their store id */
+static int assign_tls(struct cc *c, const struct expr_node *target,
+		      const struct plan_type *t, int col)
+{
+	struct plan *p = c->p;
+	int i = tls_find(p, target->name), ret;
+
+	if (i < 0) {
+		if (p->ntls >= SCRY_MAX_TLS)
+			return fail(c->err, col, "too many self-> variables "
+				    "(at most %d)", SCRY_MAX_TLS);
+		i = p->ntls++;
+		p->tls_names[i] = strdup(target->name);
+		if (!p->tls_names[i])
+			return -ENOMEM;
+		p->tls_types[i] = *t;
+	} else if (!type_eq(&p->tls_types[i], t) &&
+		   !(p->tls_types[i].kind == PLAN_V_INT &&
+		     t->kind == PLAN_V_INT)) {
+		return fail(c->err, col, "self->%s holds %s, not %s",
+			    target->name, type_name(&p->tls_types[i]),
+			    type_name(t));
+	}
+	p->uses_tls = true;
+	c->impure = true;
+	if (t->kind == PLAN_V_STR) {
+		p->uses_strings = true;
+		slot_put(c, t);
+		ret = emit(c, col, SCRY_OP_SID, 0, 0, 0, 0, 0, 1, 1);
+		if (ret)
+			return ret;
+	}
+	return emit(c, col, SCRY_OP_STT, i, 0, 0, 0, 0, 1, 0);
+}
+
+/* @m[k] = v: a variable map holding v's type */
+static int assign_map(struct cc *c, const struct expr_stmt *s)
+{
+	const struct expr_node *target = s->target;
+	struct plan_type t;
+	struct plan_map *m;
+	int mi, spec, pushed, strs, ret;
+
+	mi = map_get(c, target, true);
+	if (mi < 0)
+		return mi;
+	m = &c->p->maps[mi];
+	if (m->val.kind == PLAN_V_AGG)
+		return fail(c->err, s->col, "%s is an aggregation (column "
+			    "%d): it takes count(), sum() ..., not a value",
+			    m->name, m->col);
+	ret = compile_keys(c, m, mi, target, &spec, &pushed, &strs);
+	if (ret)
+		return ret;
+	if (s->op != EXPR_NOPS) {	/* @m[k] OP= v, without += and -= */
+		int spec2, p2, s2;
+
+		if (m->val.kind != PLAN_V_INT && m->val.kind != PLAN_V_NONE)
+			return fail(c->err, s->col, "%s holds %s: '%s=' needs "
+				    "a number", m->name, type_name(&m->val),
+				    expr_op_name(s->op));
+		ret = compile_keys(c, m, mi, target, &spec2, &p2, &s2);
+		ret = ret ? : emit_map(c, s->col, SCRY_OP_MLOAD, mi, spec2, p2,
+				       s2, 1);
+		ret = ret ? : compile_expr(c, s->value, &t);
+		ret = ret ? : want_int(c, &t, s->value->col, "the value");
+		ret = ret ? : emit(c, s->col, bin_ops[s->op], 0, 0, 0, 0, 0, 2,
+				   1);
+		if (ret)
+			return ret;
+		t = T_INT;
+	} else {
+		ret = compile_expr(c, s->value, &t);
+		if (ret)
+			return ret;
+	}
+	if (t.kind == PLAN_V_AGG || t.kind == PLAN_V_NONE)
+		return fail(c->err, s->value->col, "not a value");
+	if (is_charptr(&t))
+		return fail(c->err, s->value->col, "a char * pointer: use "
+			    "str() to store its string");
+	if (m->val.kind == PLAN_V_NONE) {
+		m->kind = PLAN_MAP_VAR;
+		m->val = t;
+	} else if (!type_eq(&m->val, &t) && !(m->val.kind == PLAN_V_INT &&
+					      t.kind == PLAN_V_INT)) {
+		return fail(c->err, s->value->col, "%s holds %s (column %d), "
+			    "not %s", m->name, type_name(&m->val), m->col,
+			    type_name(&t));
+	}
+	c->impure = true;
+	c->p->uses_vars = true;
+	if (t.kind == PLAN_V_STR)
+		c->p->uses_strings = true;
+	ret = emit(c, s->col, SCRY_OP_MSTORE, mi, spec, t.kind == PLAN_V_STR,
+		   0, 0, pushed + 1, 0);
+	c->slot -= strs + (t.kind == PLAN_V_STR);
+	return ret;
+}
+
+/* @m[k] += v, @m[k]++ : an atomic add */
+static int add_map(struct cc *c, const struct expr_node *target,
+		   const struct expr_node *value, bool negate, int col)
+{
+	struct plan_type t = T_INT;
+	struct plan_map *m;
+	int mi, spec, pushed, strs, ret;
+
+	mi = map_get(c, target, true);
+	if (mi < 0)
+		return mi;
+	m = &c->p->maps[mi];
+	if (m->val.kind == PLAN_V_NONE) {
+		m->kind = PLAN_MAP_VAR;
+		m->val = T_INT;
+	} else if (m->val.kind != PLAN_V_INT) {
+		return fail(c->err, col, "%s holds %s: it does not add up",
+			    m->name, type_name(&m->val));
+	}
+	ret = compile_keys(c, m, mi, target, &spec, &pushed, &strs);
+	if (ret)
+		return ret;
+	if (value) {
+		ret = compile_expr(c, value, &t);
+		ret = ret ? : want_int(c, &t, value->col, "the value");
+	} else {
+		ret = emit(c, col, SCRY_OP_IMM, 0, 0, 0, 0, 1, 0, 1);
+	}
+	if (!ret && negate)
+		ret = emit(c, col, SCRY_OP_NEG, 0, 0, 0, 0, 0, 1, 1);
+	if (ret)
+		return ret;
+	c->impure = true;
+	c->p->uses_vars = true;
+	return emit_map(c, col, SCRY_OP_MADD, mi, spec, pushed + 1, strs, 0);
+}
+
+/* $x OP= v, self->x OP= v, $x++ */
+static int update_scalar(struct cc *c, const struct expr_stmt *s)
+{
+	struct plan_type t, v = T_INT;
+	int ret;
+
+	ret = compile_expr(c, s->target, &t);
+	ret = ret ? : want_int(c, &t, s->target->col, s->kind ==
+			       EXPR_STMT_INCR ? "'++'" : "the variable");
+	if (s->kind == EXPR_STMT_INCR)
+		ret = ret ? : emit(c, s->col, SCRY_OP_IMM, 0, 0, 0, 0, 1, 0, 1);
+	else
+		ret = ret ? : compile_expr(c, s->value, &v);
+	ret = ret ? : want_int(c, &v, s->col, "the value");
+	ret = ret ? : emit(c, s->col, bin_ops[s->op], 0, 0, 0, 0, 0, 2, 1);
+	if (ret)
+		return ret;
+	t = T_INT;
+	if (s->target->kind == EXPR_TLS)
+		return assign_tls(c, s->target, &t, s->col);
+	return assign_local(c, s->target, &t, s->col);
+}
+
+static int compile_assign(struct cc *c, const struct expr_stmt *s)
+{
+	const struct agg_def *ad = agg_find(s->value);
+	struct plan_type t;
+	int ret;
+
+	if (s->target->kind == EXPR_MAP) {
+		if (ad && s->op == EXPR_NOPS)
+			return compile_agg(c, s->target, s->value, ad);
+		if (ad)
+			return fail(c->err, s->col, "an aggregation is "
+				    "assigned with '=': @m = %s(...)",
+				    ad->name);
+		if (s->op == EXPR_ADD || s->op == EXPR_SUB)
+			return add_map(c, s->target, s->value,
+				       s->op == EXPR_SUB, s->col);
+		return assign_map(c, s);
+	}
+	if (ad)
+		return fail(c->err, s->value->col, "%s() aggregates into a "
+			    "map: @name[keys] = %s(...)", ad->name, ad->name);
+	if (s->op != EXPR_NOPS)
+		return update_scalar(c, s);
+	ret = compile_expr(c, s->value, &t);
+	if (ret)
+		return ret;
+	if (t.kind == PLAN_V_NONE || t.kind == PLAN_V_AGG)
+		return fail(c->err, s->value->col, "not a value");
+	if (is_charptr(&t))
+		t.fmt = PLAN_F_PLAIN;	/* a pointer: as a number */
+	if (s->target->kind == EXPR_TLS)
+		return assign_tls(c, s->target, &t, s->col);
+	return assign_local(c, s->target, &t, s->col);
+}
+
+static int compile_if(struct cc *c, const struct expr_stmt *s)
+{
+	struct plan_type t;
+	int ret, jz, jmp;
+
+	ret = compile_expr(c, s->value, &t);
+	ret = ret ? : want_int(c, &t, s->value->col, "if");
+	if (ret)
+		return ret;
+	slot_put(c, &t);
+	jz = c->n;
+	ret = emit(c, s->col, SCRY_OP_JZ, 0, 0, 0, 0, 0, 1, 0);
+	ret = ret ? : compile_block(c, &s->then);
+	if (ret)
+		return ret;
+	if (!s->has_else) {
+		c->code[jz].d = c->n;
+		return 0;
+	}
+	jmp = c->n;
+	ret = emit(c, s->col, SCRY_OP_JMP, 0, 0, 0, 0, 0, 0, 0);
+	c->code[jz].d = c->n;
+	ret = ret ? : compile_block(c, &s->other);
+	c->code[jmp].d = c->n;
+	return ret;
+}
+
+static int compile_stmt(struct cc *c, const struct expr_stmt *s)
+{
+	int sp0 = c->sp, slot0 = c->slot, ret;
+
+	switch (s->kind) {
+	case EXPR_STMT_EXPR:
+		if (s->value->kind != EXPR_CALL)
+			return fail(c->err, s->col, "this statement does "
+				    "nothing: assign it (@x = ...) or print "
+				    "it (printf, print)");
+		ret = compile_call_stmt(c, s->value);
+		break;
+	case EXPR_STMT_ASSIGN:
+		ret = compile_assign(c, s);
+		break;
+	case EXPR_STMT_INCR:
+		if (s->target->kind == EXPR_MAP)
+			ret = add_map(c, s->target, NULL, s->op == EXPR_SUB,
+				      s->col);
+		else
+			ret = update_scalar(c, s);
+		break;
+	case EXPR_STMT_IF:
+		ret = compile_if(c, s);
+		break;
+	default:
+		ret = fail(c->err, s->col, "internal error: statement");
+	}
+	if (!ret && (c->sp != sp0 || c->slot != slot0))
+		return fail(c->err, s->col, "internal error: unbalanced "
+			    "statement (%d values, %d strings left)",
+			    c->sp - sp0, c->slot - slot0);
+	return ret;
+}
+
+static int compile_block(struct cc *c, const struct expr_block *b)
+{
+	int i, ret;
+
+	for (i = 0; i < b->n; i++) {
+		ret = compile_stmt(c, b->stmts[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- clauses ---------------------------------------------------------- */
+
+/*
+ * Append program @src[0..n) to @dst at *at, moving its jump targets;
+ * "&& previous" when something was there already.
+ */
+static int append(struct cc *dst, const struct scry_insn *src, int n,
+		  int col)
+{
+	int i, base = dst->n;
+
+	if (dst->n + n + (base > 0) >= dst->max)
+		return fail(dst->err, col, "clause too long: at most %d "
+			    "operations%s", dst->max - 1, dst->max ==
+			    SCRY_MAX_BEGIN_INSNS ? " run at the begin of an "
+			    "event" : "");
+	for (i = 0; i < n; i++) {
+		dst->code[dst->n] = src[i];
+		if (src[i].op == SCRY_OP_JMP || src[i].op == SCRY_OP_JZ)
+			dst->code[dst->n].d += base;
+		dst->n++;
+	}
+	if (base > 0) {
+		memset(&dst->code[dst->n], 0, sizeof(dst->code[dst->n]));
+		dst->code[dst->n++].op = SCRY_OP_LAND;
+	}
+	return 0;
+}
+
+/*
+ * One conjunct of the predicate: compiled alone to learn whether it
+ * needs only what an event knows when it begins, then placed in the
+ * begin program or at the top of the body.
+ */
+static int place_conjunct(struct cc *body, struct cc *begin,
+			  const struct expr_node *n, int *nbody)
+{
+	struct scry_insn tmp[SCRY_MAX_INSNS];
+	struct cc one = *body;
+	struct plan_type t;
+	int ret;
+
+	one.code = tmp;
+	one.n = 0;
+	one.max = SCRY_MAX_INSNS;
+	one.sp = 0;
+	one.slot = 0;
+	one.uses_end = one.impure = false;
+	ret = compile_expr(&one, n, &t);
+	ret = ret ? : want_int(&one, &t, n->col, "a predicate");
+	if (ret)
+		return ret;
+	if (!one.uses_end && !one.impure && !body->cl->special) {
+		begin->sp = 1;
+		return append(begin, tmp, one.n, n->col);
+	}
+	ret = append(body, tmp, one.n, n->col);
+	if (!ret)
+		(*nbody)++;
+	body->sp = 1;
+	return ret;
+}
+
+static int split_conjuncts(struct cc *body, struct cc *begin,
+			   const struct expr_node *n, int *nbody)
+{
+	int ret;
+
+	if (n->kind != EXPR_BINARY || n->op != EXPR_LAND)
+		return place_conjunct(body, begin, n, nbody);
+	ret = split_conjuncts(body, begin, n->left, nbody);
+	return ret ? : split_conjuncts(body, begin, n->right, nbody);
+}
+
+static void clause_reset(struct plan_clause *cl)
+{
+	int i;
+
+	for (i = 0; i < cl->nlocals; i++)
+		free(cl->local_names[i]);
+	cl->nlocals = 0;
+	cl->nbegin = cl->nbody = 0;
+	cl->ntp_fields = 0;
+	memset(cl->begin, 0, sizeof(cl->begin));
+	memset(cl->body, 0, sizeof(cl->body));
+	cl->flags &= ~(SCRY_CL_KSTACK | SCRY_CL_USTACK | SCRY_CL_FDPATH);
+}
+
+static int compile_clause(struct plan *p, int ci, bool declare,
+			  struct expr_error *err)
+{
+	struct plan_clause *cl = &p->clauses[ci];
+	const struct expr_clause *ec = cl->ec;
+	struct cc body = {
+		.p = p, .cl = cl, .ci = ci, .code = cl->body,
+		.max = SCRY_MAX_INSNS, .nslots = SCRY_NSLOTS,
+		.declare = declare, .err = err,
+	};
+	struct cc begin = body;
+	int ret, jz = -1, nbody = 0;
+
+	begin.code = cl->begin;
+	begin.max = SCRY_MAX_BEGIN_INSNS;
+	clause_reset(cl);
+	if (ec->pred) {
+		ret = split_conjuncts(&body, &begin, ec->pred, &nbody);
+		if (ret)
+			return ret;
+		if (nbody) {
+			jz = body.n;
+			ret = emit(&body, cl->col, SCRY_OP_JZ, 0, 0, 0, 0, 0,
+				   1, 0);
+			if (ret)
+				return ret;
+		}
+	}
+	/* stacks once the predicate passed (at begin: the adapter's) */
+	body.sp = 0;
+	if (ec->has_body) {
+		ret = compile_block(&body, &ec->body);
+		if (ret)
+			return ret;
+	} else if (!declare || true) {
+		/* a bare probe counts its firings: @ = count() */
+		struct expr_node at = { .kind = EXPR_MAP, .col = cl->col,
+					.name = (char *)"" };
+		struct expr_node cnt = { .kind = EXPR_CALL, .col = cl->col,
+					 .name = (char *)"count" };
+
+		ret = compile_agg(&body, &at, &cnt, agg_find(&cnt));
+		if (ret)
+			return ret;
+	}
+	if (cl->flags & (SCRY_CL_KSTACK | SCRY_CL_USTACK) &&
+	    !(cl->flags & SCRY_CL_STACKS_AT_BEGIN)) {
+		/* the walk goes right after the predicate's jump */
+		int at = jz + 1, i;
+
+		if (body.n >= body.max - 1)
+			return fail(err, cl->col, "clause too long: at most "
+				    "%d operations", body.max - 1);
+		memmove(&cl->body[at + 1], &cl->body[at],
+			(body.n - at) * sizeof(cl->body[0]));
+		memset(&cl->body[at], 0, sizeof(cl->body[at]));
+		cl->body[at].op = SCRY_OP_STACKS;
+		body.n++;
+		for (i = 0; i < body.n; i++)
+			if ((cl->body[i].op == SCRY_OP_JMP ||
+			     cl->body[i].op == SCRY_OP_JZ) &&
+			    (int)cl->body[i].d >= at && i != jz)
+				cl->body[i].d++;
+	}
+	if (jz >= 0)
+		cl->body[jz].d = body.n;	/* the END */
+	cl->nbegin = begin.n;
+	cl->nbody = body.n;
+	return 0;
+}
+
+/* What `probe` and `func` say for each of the clause's probes. */
+static int clause_labels(struct plan *p, int ci)
+{
+	struct plan_clause *cl = &p->clauses[ci];
+	int i, j, n = 0;
+	char buf[512];
+
+	for (i = 0; i < cl->nprobes; i++)
+		n += p->probes[cl->first_probe + i].nnames ?
+		     p->probes[cl->first_probe + i].nnames : 1;
+	cl->labels = calloc(n, sizeof(*cl->labels));
+	cl->funcs = calloc(n, sizeof(*cl->funcs));
+	if (!cl->labels || !cl->funcs)
+		return -ENOMEM;
+	for (i = 0; i < cl->nprobes; i++) {
+		struct plan_probe *pp = &p->probes[cl->first_probe + i];
+		const struct expr_probe *ep = pp->ep;
+
+		pp->cookie0 = cl->nlabels;
+		if (pp->src == &source_syscall)
+			cl->by_syscall = true;
+		for (j = 0; j < (pp->nnames ? pp->nnames : 1); j++) {
+			const char *func;
+
+			if (pp->nnames) {
+				snprintf(buf, sizeof(buf), "%s:%s", ep->kind,
+					 pp->names[j]);
+				func = strchr(pp->names[j], ':') + 1;
+			} else {
+				int k, o = snprintf(buf, sizeof(buf), "%s",
+						    ep->kind);
+
+				for (k = 0; k < ep->nparts && o < (int)sizeof(buf);
+				     k++)
+					o += snprintf(buf + o, sizeof(buf) - o,
+						      ":%s", ep->parts[k]);
+				func = ep->nparts ? ep->parts[ep->nparts - 1] :
+				       ep->kind;
+			}
+			cl->labels[cl->nlabels] = strdup(buf);
+			cl->funcs[cl->nlabels] = strdup(func);
+			if (!cl->labels[cl->nlabels] ||
+			    !cl->funcs[cl->nlabels])
+				return -ENOMEM;
+			cl->nlabels++;
+		}
+	}
+	return 0;
+}
+
+const char *plan_probe_label(const struct plan *p, __u64 v, bool func,
+			     char *buf, size_t len)
+{
+	unsigned ci = v >> 32, i = (__u32)v;
+	const struct plan_clause *cl;
+	const char *name;
+
+	if (ci >= (unsigned)p->nclauses) {
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+		return buf;
+	}
+	cl = &p->clauses[ci];
+	if (cl->by_syscall) {
+		name = plan_syscall_name_of(i);
+		if (!name) {
+			snprintf(buf, len, "syscall_%u", i);
+			name = buf;
+		}
+		if (func)
+			return name;
+		snprintf(buf, len, "syscall:%s", name);
+		return buf;
+	}
+	if (i >= (unsigned)cl->nlabels) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	return func ? cl->funcs[i] : cl->labels[i];
+}
+
+/* ---- the program ------------------------------------------------------ */
+
+const char *plan_what(const struct plan *p)
+{
+	static char buf[32];
+
+	if (p->nprobes == 1)
+		return p->probes[0].src->name;
+	snprintf(buf, sizeof(buf), "%d probes", p->nprobes);
+	return buf;
+}
+
+int plan_main_map(const struct plan *p)
+{
+	int i;
+
+	for (i = 0; i < p->nmaps; i++)
+		if (p->maps[i].kind == PLAN_MAP_AGG)
+			return i;
+	return p->nmaps ? 0 : -1;
+}
+
+/* Drop what the first pass compiled, keeping its declarations. */
+static void reset_for_compile(struct plan *p)
+{
+	int i, j;
+
+	for (i = 0; i < p->nouts; i++) {
+		struct plan_out *o = &p->outs[i];
+
+		for (j = 0; j < o->nconvs; j++) {
+			free(o->convs[j].text);
+			free(o->convs[j].spec);
+		}
+		free(o->fmt);
+		free(o->tail);
+		free(o->sep);
+	}
+	p->nouts = 0;
+	p->nkeyspecs = 0;
+	p->nlits = 0;
+	p->has_events = false;
+}
+
+static void summarize(struct plan *p)
+{
+	bool entry = true;
+	int i;
+
+	for (i = 0; i < p->nclauses; i++) {
+		const struct plan_clause *cl = &p->clauses[i];
+		const struct source *src = p->probes[cl->first_probe].src;
+
+		p->key_kstack |= cl->flags & SCRY_CL_KSTACK;
+		if (cl->flags & SCRY_CL_USTACK) {
+			p->key_ustack = true;
+			entry &= !!(src->flags & SOURCE_AT_ENTRY);
+		}
+		p->has_end |= cl->flags & SCRY_CL_END;
+		if (cl->flags & SCRY_CL_FDPATH)
+			p->uses_strings = true;
+	}
+	p->ustack_at_entry = p->key_ustack && entry;
+	i = plan_main_map(p);
+	p->unit = i >= 0 ? p->maps[i].unit : NULL;
 }
 
 int plan_build(const struct expr *e, struct plan *p,
-	       const struct plan_env *env, struct expr_error *err)
+	       const struct plan_env *env, bool unsafe,
+	       struct expr_error *err)
 {
-	struct emitter begin, end;
-	int ret;
+	int i, ret, pass;
 
 	memset(p, 0, sizeof(*p));
 	p->expr = e;
 	p->env = env;
-	begin = (struct emitter){ .prog = p->pred_begin };
-	end = (struct emitter){ .prog = p->pred_end };
-	ret = plan_probe(p, e, err);
-	ret = ret ? : plan_action(p, e, err);
-	if (!ret && e->pred)
-		ret = split_conjuncts(p, &begin, &end, e->pred, err);
-	return ret;
+	p->unsafe = unsafe;
+	if (e->nclauses > SCRY_MAX_CLAUSES)
+		return fail(err, e->clauses[SCRY_MAX_CLAUSES].probes[0].kind_col,
+			    "too many clauses (at most %d)", SCRY_MAX_CLAUSES);
+	p->nclauses = e->nclauses;
+	for (i = 0; i < e->nclauses; i++) {
+		p->clauses[i].ec = &e->clauses[i];
+		p->clauses[i].col = e->clauses[i].probes[0].kind_col;
+		ret = plan_clause_probes(p, i, err);
+		ret = ret ? : clause_labels(p, i);
+		if (ret)
+			return ret;
+	}
+	/* declarations first (maps, self->), then the code against them */
+	for (pass = 0; pass < 2; pass++) {
+		if (pass)
+			reset_for_compile(p);
+		for (i = 0; i < p->nclauses; i++) {
+			ret = compile_clause(p, i, !pass, err);
+			if (ret)
+				return ret;
+		}
+	}
+	for (i = 0; i < p->nmaps; i++)
+		if (p->maps[i].nkeys < 0)
+			p->maps[i].nkeys = 0;
+	summarize(p);
+	return 0;
+}
+
+void plan_free(struct plan *p)
+{
+	int i, j;
+
+	if (!p)
+		return;
+	reset_for_compile(p);
+	for (i = 0; i < p->nmaps; i++) {
+		free(p->maps[i].name);
+		for (j = 0; j < SCRY_MAX_KEYCOLS; j++)
+			free(p->maps[i].key_names[j]);
+	}
+	for (i = 0; i < p->ntls; i++)
+		free(p->tls_names[i]);
+	for (i = 0; i < p->nclauses; i++) {
+		struct plan_clause *cl = &p->clauses[i];
+
+		clause_reset(cl);
+		for (j = 0; j < cl->nlabels; j++) {
+			free(cl->labels[j]);
+			free(cl->funcs[j]);
+		}
+		free(cl->labels);
+		free(cl->funcs);
+	}
+	for (i = 0; i < p->nprobes; i++) {
+		for (j = 0; j < p->probes[i].nnames; j++)
+			free(p->probes[i].names[j]);
+		free(p->probes[i].names);
+	}
+	memset(p, 0, sizeof(*p));
 }

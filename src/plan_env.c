@@ -1,12 +1,71 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * plan_env: the running system as plan.c sees it. plan.c itself does no
- * I/O; what it must know of the system (tracepoint formats) comes through
- * here, so its tests can put a fake in its place.
+ * I/O; what it must know of the system (tracepoint formats and names,
+ * whether there are kprobes) comes through here, so its tests can put a
+ * fake in its place.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <scry/plan.h>
 #include <scry/tracefs.h>
 
+/* Tracepoints matching CAT:NAME (fnmatch globs), in name order. */
+static int tp_glob(const char *cat, const char *name,
+		   void (*fn)(void *ctx, const char *cat, const char *name),
+		   void *ctx)
+{
+	struct dirent **cats = NULL, **evs = NULL;
+	char dir[512];
+	int nc, ne, i, j, n = 0;
+
+	if (tracefs_ensure())
+		return -ENOENT;
+	nc = scandir(TRACEFS "/events", &cats, NULL, alphasort);
+	if (nc < 0)
+		return -errno;
+	for (i = 0; i < nc; i++) {
+		if (cats[i]->d_name[0] == '.' ||
+		    fnmatch(cat, cats[i]->d_name, 0))
+			continue;
+		snprintf(dir, sizeof(dir), TRACEFS "/events/%s",
+			 cats[i]->d_name);
+		ne = scandir(dir, &evs, NULL, alphasort);
+		for (j = 0; j < ne; j++) {
+			if (evs[j]->d_name[0] != '.' &&
+			    evs[j]->d_type == DT_DIR &&
+			    !fnmatch(name, evs[j]->d_name, 0)) {
+				fn(ctx, cats[i]->d_name, evs[j]->d_name);
+				n++;
+			}
+			free(evs[j]);
+		}
+		free(evs);
+		evs = NULL;
+	}
+	for (i = 0; i < nc; i++)
+		free(cats[i]);
+	free(cats);
+	return n;
+}
+
+/*
+ * A kernel without CONFIG_KPROBES has neither the kprobe PMU nor the
+ * tracefs kprobe_events file.
+ */
+static bool has_kprobes(void)
+{
+	return !access("/sys/bus/event_source/devices/kprobe/type", F_OK) ||
+	       !access(TRACEFS "/kprobe_events", F_OK);
+}
+
 const struct plan_env plan_env_system = {
 	.tp_field = tracefs_field,
+	.tp_glob = tp_glob,
+	.has_kprobes = has_kprobes,
 };

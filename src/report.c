@@ -19,6 +19,7 @@ __s64 report_row_value(const struct report *r, const struct report_row *row)
 	case SCRY_AGG_MAX:
 		return v->max;
 	case SCRY_AGG_AVG:
+	case SCRY_AGG_STATS:
 		/* An empty row has no average; 0 keeps it first, as DTrace. */
 		return v->count ? v->sum / (__s64)v->count : 0;
 	case SCRY_AGG_SUM:
@@ -139,12 +140,24 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 	return c;
 }
 
-void report_sort(struct report *r)
+static void sort_one(struct report *r)
 {
 	if (!r || !r->rows || r->nrows < 2)
 		return;
 	/* qsort_r: the comparator needs the aggregation, without a global. */
 	qsort_r(r->rows, r->nrows, sizeof(*r->rows), cmp_rows, r);
+}
+
+void report_sort(struct report *r)
+{
+	size_t i;
+
+	if (!r || !r->maps) {
+		sort_one(r);
+		return;
+	}
+	for (i = 0; i < r->nmaps; i++)
+		sort_one(r->maps[i]);
 }
 
 static void stack_free(struct report_stack *st)
@@ -173,6 +186,19 @@ static void row_free(struct report_row *row)
 		k->s = NULL;
 	}
 	row->nkeys = 0;
+	free(row->vstr);
+	row->vstr = NULL;
+}
+
+static void rows_free(struct report *r)
+{
+	size_t i;
+
+	for (i = 0; r->rows && i < r->nrows; i++)
+		row_free(&r->rows[i]);
+	free(r->rows);
+	r->rows = NULL;
+	r->nrows = 0;
 }
 
 void report_clear(struct report *r)
@@ -181,18 +207,23 @@ void report_clear(struct report *r)
 
 	if (!r)
 		return;
-	for (i = 0; r->rows && i < r->nrows; i++)
-		row_free(&r->rows[i]);
-	free(r->rows);
-	r->rows = NULL;
-	r->nrows = 0;
+	rows_free(r);
+	for (i = 0; r->maps && i < r->nmaps; i++) {
+		if (r->maps[i] == r)
+			continue;
+		rows_free(r->maps[i]);
+		free(r->maps[i]);
+	}
+	free(r->maps);
+	r->maps = NULL;
+	r->nmaps = 0;
 	/* what/fix are string literals; only the array is ours. */
 	free(r->stats);
 	r->stats = NULL;
 	r->nstats = 0;
 }
 
-void report_keep_top(struct report *r, size_t n)
+static void keep_top(struct report *r, size_t n)
 {
 	size_t i, drop;
 
@@ -204,4 +235,16 @@ void report_keep_top(struct report *r, size_t n)
 		row_free(&r->rows[i]);
 	memmove(r->rows, r->rows + drop, n * sizeof(*r->rows));
 	r->nrows = n;
+}
+
+void report_keep_top(struct report *r, size_t n)
+{
+	size_t i;
+
+	if (!r || !r->maps) {
+		keep_top(r, n);
+		return;
+	}
+	for (i = 0; i < r->nmaps; i++)
+		keep_top(r->maps[i], n);
 }

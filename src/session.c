@@ -26,6 +26,7 @@
 #include <bpf/libbpf.h>
 #include <scry/attach.h>
 #include <scry/drain.h>
+#include <scry/events.h>
 #include <scry/expr.h>
 #include <scry/format.h>
 #include <scry/log.h>
@@ -58,6 +59,7 @@ struct session {
 	double stop_at;		/* -d deadline, or 0 */
 	double next_jit_poll;	/* when to look at perf maps again */
 	int snapshots;		/* --interval snapshots printed */
+	struct events *events;	/* printf() and the like, as they come */
 };
 
 static double now_s(void)
@@ -281,6 +283,8 @@ static int wait_loop(struct session *s, double tick)
 		}
 		/* notices first: a process that just exited still has to be named */
 		ring_buffer__consume(s->rb);
+		if (events_exit(s->events))
+			return 0;	/* a clause called exit() */
 		if (now_s() >= s->next_jit_poll) {
 			syms_poll_jit(s->syms);
 			s->next_jit_poll = now_s() + JIT_POLL_MS / 1000.0;
@@ -306,11 +310,7 @@ static void fill_header(const struct session *s, const struct plan *p,
 {
 	r->question = p->expr->text;
 	r->header = s->o->header;
-	r->unit = s->o->unit ? s->o->unit : p->unit;
-	r->agg = p->agg;
-	r->lq_low = p->lq_low;
-	r->lq_high = p->lq_high;
-	r->lq_step = p->lq_step;
+	r->unit = s->o->unit;	/* else the map's own (drain) */
 	r->duration_s = secs;
 	r->folded_div = s->o->folded_div;
 	r->count_label = s->o->count_label;
@@ -407,10 +407,10 @@ static void session_banner(const struct session *s, const struct plan *p)
 		snprintf(who, sizeof(who), "%d processes", s->a.npids);
 	if (s->o->duration_s > 0)
 		log_info("tracing %s of %s for %g s; Ctrl-C to stop early",
-			 p->src->name, who, s->o->duration_s);
+			 plan_what(p), who, s->o->duration_s);
 	else
-		log_info("tracing %s of %s; Ctrl-C to stop",
-			 p->src->name, who);
+		log_info("tracing %s of %s; Ctrl-C to stop", plan_what(p),
+			 who);
 }
 
 /* Load the DWARF tables of the traced processes known so far. */
@@ -493,6 +493,7 @@ static int session_start(struct session *s, const struct plan *p)
 		s->a.filter_targets = true;
 		s->a.follow_forks = true;
 	}
+	s->a.cpid = s->child;
 	err = attach_load(&s->a);
 	err = err ? : unwind_start(s);
 	err = err ? : attach_probes(&s->a);
@@ -502,6 +503,13 @@ static int session_start(struct session *s, const struct plan *p)
 				 on_notice, s, NULL);
 	if (!s->rb)
 		return -errno;
+	/* what clauses print, in order as it comes: BEGIN's first */
+	s->events = events_new(&s->a, s->syms, stdout);
+	if (!s->events ||
+	    ring_buffer__add(s->rb, bpf_map__fd(s->a.skel->maps.events),
+			     events_consume, s->events))
+		return -ENOMEM;
+	ring_buffer__consume(s->rb);
 	/* the child is a target and watched before it may run, and exit */
 	if (s->child) {
 		err = attach_add_target(&s->a, s->child);
@@ -578,6 +586,9 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 		bpf_link__destroy(s.a.links[i]);
 	s.a.nlinks = 0;
 	reap_child(&s);
+	/* END runs once every probe is detached, before the maps print */
+	if (s.a.skel && s.rb && !attach_run_special(&s.a, true))
+		ring_buffer__consume(s.rb);
 	if (s.a.skel && s.rb) {
 		int derr = snapshot(&s, p, &t0, false);
 
@@ -593,6 +604,7 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 		if (s.pidfds[i] >= 0)
 			close(s.pidfds[i]);
 	ring_buffer__free(s.rb);
+	events_free(s.events);
 	attach_close(&s.a);
 	syms_free(s.syms);
 	if (s.sigfd >= 0)

@@ -40,16 +40,57 @@ static int unknown_syscall(const char *name, int col, struct expr_error *err)
 			 nh ? "?" : "");
 }
 
-/* NAME[,NAME...] -> the plan's bitmap of syscall numbers */
-static int syscall_plan(struct plan *p, const struct expr_probe *pr,
+/* Every syscall matching @glob into the bitmap; how many. */
+static int syscall_glob(struct plan_probe *pp, const char *glob)
+{
+	const char *name;
+	int i, nr, n = 0;
+
+	for (i = 0; (name = plan_syscall_name(i)); i++) {
+		if (fnmatch(glob, name, 0))
+			continue;
+		nr = plan_syscall_nr(name);
+		if (nr < 0 || nr >= 512)
+			continue;
+		pp->syscall_set[nr / 64] |= 1ULL << (nr % 64);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * NAME[,NAME...] -> the probe's bitmap of syscall numbers. A NAME may be
+ * a glob (syscall:*read*). DTrace's syscall::NAME:entry and :return are
+ * written here too: entry fires at entry (no retval, latency); return is
+ * scry's syscall:NAME.
+ */
+static int syscall_plan(struct plan *p, struct plan_probe *pp,
 			struct expr_error *err)
 {
-	const char *list = pr->parts[0], *c = list;
-	int col = pr->part_cols[0];
+	const char *list = pp->target[0], *c = list;
+	int col = pp->target_cols[0];
 	char name[64];
 	size_t n;
 	int nr;
 
+	(void)p;
+	if (pp->ntarget == 3) {		/* DTrace: syscall:MODULE:NAME:SITE */
+		if (!strcmp(pp->target[2], "entry"))
+			pp->syscall_entry = true;
+		else if (strcmp(pp->target[2], "return"))
+			return plan_fail(err, pp->target_cols[2], "DTrace "
+					 "syscall probes end in :entry or "
+					 ":return");
+		list = *pp->target[1] ? pp->target[1] : "*";
+		col = pp->target_cols[1];
+		c = list;
+		pp->has_end = !pp->syscall_entry;
+	} else if (pp->ntarget != 1) {
+		return plan_fail(err, pp->target_cols[pp->ntarget - 1],
+				 "syscall probes are written syscall:NAME"
+				 "[,NAME...] or, as DTrace, syscall::NAME:"
+				 "entry");
+	}
 	while (*c) {
 		n = strcspn(c, ",");
 		if (!n || n >= sizeof(name))
@@ -57,11 +98,18 @@ static int syscall_plan(struct plan *p, const struct expr_probe *pr,
 					 "expected a syscall name");
 		memcpy(name, c, n);
 		name[n] = '\0';
-		nr = plan_syscall_nr(name);
-		if (nr < 0 || nr >= 512)
-			return unknown_syscall(name, col + (int)(c - list),
-					       err);
-		p->syscall_set[nr / 64] |= 1ULL << (nr % 64);
+		if (strpbrk(name, "*?[")) {
+			if (!syscall_glob(pp, name))
+				return plan_fail(err, col + (int)(c - list),
+						 "no syscall matches '%s'",
+						 name);
+		} else {
+			nr = plan_syscall_nr(name);
+			if (nr < 0 || nr >= 512)
+				return unknown_syscall(name, col +
+						       (int)(c - list), err);
+			pp->syscall_set[nr / 64] |= 1ULL << (nr % 64);
+		}
 		c += n + (c[n] == ',');
 	}
 	return 0;
@@ -83,18 +131,30 @@ static int syscall_list(FILE *f, char *parts[], int nparts, int pid)
 	return found ? 0 : 1;
 }
 
-static int syscall_prepare(struct attach *a)
+static int syscall_prepare(struct attach *a, const struct plan_probe *pp)
 {
-	bpf_program__set_autoload(a->skel->progs.sys_enter, true);
-	bpf_program__set_autoload(a->skel->progs.sys_exit, true);
-	return 0;
+	int err = attach_want(a, "sys_enter", pp->clause);
+
+	if (err || pp->syscall_entry)
+		return err;
+	return attach_want(a, "sys_exit", pp->clause);
 }
 
-static int syscall_attach(struct attach *a)
+/* One pair of programs serves every syscall probe of a clause. */
+static int syscall_attach(struct attach *a, const struct plan_probe *pp)
 {
-	int err = attach_prog(a, a->skel->progs.sys_enter);
+	const struct plan_clause *cl = &a->plan->clauses[pp->clause];
+	struct bpf_program *enter, *exit;
+	int err;
 
-	return err ? : attach_prog(a, a->skel->progs.sys_exit);
+	if (pp != &a->plan->probes[cl->first_probe])
+		return 0;
+	enter = attach_clause_prog(a, "sys_enter", pp->clause);
+	exit = attach_clause_prog(a, "sys_exit", pp->clause);
+	if (!enter || !exit)
+		return -ENOENT;
+	err = attach_prog(a, enter);
+	return err ? : attach_prog(a, exit);
 }
 
 const struct source source_syscall = {
@@ -102,9 +162,9 @@ const struct source source_syscall = {
 	.usage = "syscall:NAME[,NAME...]",
 	.what = "a syscall's return; args, retval, errno, latency, fd.path",
 	.min_parts = 1,
-	.max_parts = 1,
+	.max_parts = 3,
 	.fields = SOURCE_F_ARGS | SOURCE_F_RETVAL | SOURCE_F_LATENCY |
-		  SOURCE_F_ERRNO | SOURCE_F_FDPATH,
+		  SOURCE_F_ERRNO | SOURCE_F_FDPATH | SOURCE_F_FUNC,
 	.flags = SOURCE_END,
 	.plan = syscall_plan,
 	.list = syscall_list,

@@ -1,102 +1,143 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * source_tracepoint: tracepoint:CATEGORY:NAME. One generic program reads
- * the plan's args.FIELD operands by offset (from the event's format) and
- * hands the event to the engine. Attaching needs the event id from tracefs,
- * which scry mounts if it must.
+ * source_tracepoint: tracepoint:CATEGORY:NAME, either one a glob. One
+ * generic program per clause reads its args.FIELD operands by offset
+ * (from the event's format); every matching tracepoint attaches it with
+ * its own cookie, which `probe` names. Attaching needs the event id from
+ * tracefs, which scry mounts if it must.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
 #include <scry/attach.h>
 #include <scry/list.h>
 #include <scry/log.h>
+#include <scry/plan.h>
 #include <scry/source.h>
 #include <scry/expr.h>
 #include <scry/tracefs.h>
 #include "scry.skel.h"
 
-static int tp_prepare(struct attach *a)
+struct tp_names {
+	struct plan_probe *pp;
+	int err;
+};
+
+static void tp_name_add(void *ctx, const char *cat, const char *name)
 {
-	const struct plan *p = a->plan;
-	struct scry__rodata *ro = a->skel->rodata;
-	int i;
+	struct tp_names *t = ctx;
+	struct plan_probe *pp = t->pp;
+	char **v;
 
-	for (i = 0; i < p->ntp_fields; i++) {
-		const struct plan_tp_field *f = &p->tp_fields[i];
-
-		ro->tp_fields[i].offset = f->offset;
-		ro->tp_fields[i].size = f->size;
-		ro->tp_fields[i].is_signed = f->is_signed;
-		ro->tp_fields[i].kind = !f->is_string ? SCRY_TP_INT :
-					f->data_loc ? SCRY_TP_DATA_LOC :
-					SCRY_TP_CHARS;
+	v = realloc(pp->names, (pp->nnames + 1) * sizeof(*v));
+	if (!v) {
+		t->err = -ENOMEM;
+		return;
 	}
-	bpf_program__set_autoload(a->skel->progs.tp_fire, true);
+	pp->names = v;
+	if (asprintf(&pp->names[pp->nnames], "%s:%s", cat, name) < 0) {
+		t->err = -ENOMEM;
+		return;
+	}
+	pp->nnames++;
+}
+
+/*
+ * CAT:NAME, either one a glob: the matching tracepoints, in name order,
+ * each its own attachment, each its own `probe`.
+ */
+static int tp_plan(struct plan *p, struct plan_probe *pp,
+		   struct expr_error *err)
+{
+	struct tp_names t = { .pp = pp };
+	int i, n;
+
+	for (i = 0; i < 2; i++)
+		if (!*pp->target[i])
+			return plan_fail(err, pp->target_cols[i], "empty probe "
+					 "part: tracepoint probes are written "
+					 "tracepoint:CAT:NAME");
+	if (!strpbrk(pp->target[0], "*?[") && !strpbrk(pp->target[1], "*?[")) {
+		tp_name_add(&t, pp->target[0], pp->target[1]);
+		return t.err;
+	}
+	n = p->env->tp_glob(pp->target[0], pp->target[1], tp_name_add, &t);
+	if (t.err)
+		return t.err;
+	if (n < 0)
+		return plan_fail(err, pp->target_cols[0], "cannot list "
+				 "tracepoints: %s", strerror(-n));
+	if (!n)
+		return plan_fail(err, pp->target_cols[0], "no tracepoint "
+				 "matches %s:%s (scry -l 'tracepoint:...' lists "
+				 "them)", pp->target[0], pp->target[1]);
 	return 0;
 }
 
-/* tracefs lists events as events/CATEGORY/NAME directories */
-static int tp_list(FILE *f, char *parts[], int nparts, int pid)
+static int tp_prepare(struct attach *a, const struct plan_probe *pp)
 {
-	const char *cat = nparts > 0 && *parts[0] ? parts[0] : "*";
-	const char *name = nparts > 1 && *parts[1] ? parts[1] : "*";
-	char dir[512];
-	struct dirent *c, *e;
-	DIR *cd, *ed;
-	int found = 0;
-
-	(void)pid;
-	if (tracefs_ensure())
-		return 2;
-	cd = opendir("/sys/kernel/tracing/events");
-	if (!cd) {
-		log_err("cannot list tracepoints: %s", strerror(errno));
-		return 2;
-	}
-	while ((c = readdir(cd))) {
-		if (c->d_name[0] == '.' || fnmatch(cat, c->d_name, 0))
-			continue;
-		snprintf(dir, sizeof(dir), "/sys/kernel/tracing/events/%s",
-			 c->d_name);
-		ed = opendir(dir);
-		while (ed && (e = readdir(ed))) {
-			if (e->d_name[0] == '.' || e->d_type != DT_DIR ||
-			    fnmatch(name, e->d_name, 0))
-				continue;
-			list_line(f, "tracepoint", c->d_name, e->d_name, NULL,
-				  NULL);
-			found++;
-		}
-		if (ed)
-			closedir(ed);
-	}
-	closedir(cd);
-	return found ? 0 : 1;
+	return attach_want(a, "tp", pp->clause);
 }
 
-static int tp_attach(struct attach *a)
+static void tp_print(void *ctx, const char *cat, const char *name)
 {
-	const struct plan *p = a->plan;
-	struct bpf_link *l;
-	int err;
+	list_line(ctx, "tracepoint", cat, name, NULL, NULL);
+}
 
+/* the tracepoints tracefs has, by glob, in name order */
+static int tp_list(FILE *f, char *parts[], int nparts, int pid)
+{
+	int n;
+
+	(void)pid;
+	n = plan_env_system.tp_glob(nparts > 0 && *parts[0] ? parts[0] : "*",
+				    nparts > 1 && *parts[1] ? parts[1] : "*",
+				    tp_print, f);
+	if (n < 0) {
+		log_err("cannot list tracepoints: %s", strerror(-n));
+		return 2;
+	}
+	return n ? 0 : 1;
+}
+
+static int tp_attach(struct attach *a, const struct plan_probe *pp)
+{
+	struct bpf_program *prog = attach_clause_prog(a, "tp", pp->clause);
+	struct bpf_link *l;
+	char cat[256];
+	const char *name;
+	int err, i;
+
+	if (!prog)
+		return -ENOENT;
 	err = tracefs_ensure();
 	if (err)
 		return err;
-	l = bpf_program__attach_tracepoint(a->skel->progs.tp_fire,
-					   p->target[0], p->target[1]);
-	if (!l) {
-		err = -errno;
-		log_err("tracepoint:%s:%s: %s", p->target[0], p->target[1],
-			err == -ENOENT ? "no such tracepoint" : strerror(-err));
-		a->usage_error = err == -ENOENT;
-		return err;
+	for (i = 0; i < pp->nnames; i++) {
+		LIBBPF_OPTS(bpf_tracepoint_opts, opts,
+			    .bpf_cookie = pp->cookie0 + i);
+
+		name = strchr(pp->names[i], ':');
+		snprintf(cat, sizeof(cat), "%.*s", (int)(name - pp->names[i]),
+			 pp->names[i]);
+		name++;
+		l = bpf_program__attach_tracepoint_opts(prog, cat, name, &opts);
+		if (!l) {
+			err = -errno;
+			log_err("tracepoint:%s:%s: %s", cat, name,
+				err == -ENOENT ? "no such tracepoint" :
+				strerror(-err));
+			a->usage_error = err == -ENOENT;
+			return err;
+		}
+		err = attach_keep(a, l);
+		if (err)
+			return err;
 	}
-	return attach_keep(a, l);
+	return 0;
 }
 
 const struct source source_tracepoint = {
@@ -105,7 +146,8 @@ const struct source source_tracepoint = {
 	.what = "a kernel tracepoint; its fields as args.FIELD",
 	.min_parts = 2,
 	.max_parts = 2,
-	.fields = SOURCE_F_TPARGS,
+	.fields = SOURCE_F_TPARGS | SOURCE_F_FUNC,
+	.plan = tp_plan,
 	.list = tp_list,
 	.prepare = tp_prepare,
 	.attach = tp_attach,

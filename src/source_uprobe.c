@@ -14,24 +14,43 @@
 #include <scry/expr.h>
 #include <scry/list.h>
 #include <scry/log.h>
+#include <scry/plan.h>
 #include <scry/resolve.h>
 #include <scry/session.h>
 #include <scry/source.h>
 #include "scry.skel.h"
 
-static int uprobe_prepare(struct attach *a)
+/* FUNC names one function: globs are for listing, for now */
+static int uprobe_plan(struct plan *p, struct plan_probe *pp,
+		       struct expr_error *err)
 {
-	struct scry *s = a->skel;
+	int i;
 
-	if (a->plan->src == &source_uprobe) {
-		bpf_program__set_autoload(s->progs.uprobe_fire, true);
-	} else if (a->plan->src == &source_uretprobe) {
-		bpf_program__set_autoload(s->progs.uprobe_begin, true);
-		bpf_program__set_autoload(s->progs.uprobe_end, true);
-	} else {
-		bpf_program__set_autoload(s->progs.usdt_fire, true);
+	(void)p;
+	for (i = 0; i < pp->ntarget; i++) {
+		if (!*pp->target[i])
+			return plan_fail(err, pp->target_cols[i], "empty probe "
+					 "part: %s probes are written %s",
+					 pp->src->name, pp->src->usage);
+		if (i && strpbrk(pp->target[i], "*?["))
+			return plan_fail(err, pp->target_cols[i], "'%s' is a "
+					 "glob: globs are for listing (scry -l "
+					 "'%s:...'); name one probe",
+					 pp->target[i], pp->src->name);
 	}
 	return 0;
+}
+
+static int uprobe_prepare(struct attach *a, const struct plan_probe *pp)
+{
+	int err;
+
+	if (pp->src == &source_uprobe)
+		return attach_want(a, "uprobe", pp->clause);
+	if (pp->src == &source_usdt)
+		return attach_want(a, "usdt", pp->clause);
+	err = attach_want(a, "uprobe_park", pp->clause);
+	return err ? : attach_want(a, "uretprobe", pp->clause);
 }
 
 /* Per-pid attachment only for -p; -c and system-wide use -1. */
@@ -65,41 +84,61 @@ static int keep(struct attach *a, struct bpf_link *l, const char *what,
 	return attach_keep(a, l);
 }
 
-static int attach_func(struct attach *a, const char *path, __u64 off,
-		       int pid)
+/* The probe as written: "uprobe:libc:malloc", for messages. */
+static const char *probe_text(const struct plan_probe *pp, char *buf,
+			      size_t len)
 {
-	const struct plan *p = a->plan;
-	struct scry *s = a->skel;
-	LIBBPF_OPTS(bpf_uprobe_opts, opts);
+	int i, n = snprintf(buf, len, "%s", pp->src->name);
+
+	for (i = 0; i < pp->ntarget && n < (int)len; i++)
+		n += snprintf(buf + n, len - n, ":%s", pp->target[i]);
+	return buf;
+}
+
+static int attach_func(struct attach *a, const struct plan_probe *pp,
+		       const char *path, __u64 off, int pid)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = pp->cookie0);
+	struct bpf_program *prog;
 	struct bpf_link *l;
+	char what[256];
 	int err;
 
-	if (p->src == &source_uprobe) {
-		l = bpf_program__attach_uprobe_opts(s->progs.uprobe_fire, pid,
-						    path, off, &opts);
-		return keep(a, l, p->expr->text, pid);
+	probe_text(pp, what, sizeof(what));
+	if (pp->src == &source_uprobe) {
+		prog = attach_clause_prog(a, "uprobe", pp->clause);
+		if (!prog)
+			return -ENOENT;
+		l = bpf_program__attach_uprobe_opts(prog, pid, path, off,
+						    &opts);
+		return keep(a, l, what, pid);
 	}
-	l = bpf_program__attach_uprobe_opts(s->progs.uprobe_begin, pid, path,
-					    off, &opts);
-	err = keep(a, l, p->expr->text, pid);
+	prog = attach_clause_prog(a, "uprobe_park", pp->clause);
+	if (!prog)
+		return -ENOENT;
+	l = bpf_program__attach_uprobe_opts(prog, pid, path, off, &opts);
+	err = keep(a, l, what, pid);
 	if (err)
 		return err;
 	opts.retprobe = true;
-	l = bpf_program__attach_uprobe_opts(s->progs.uprobe_end, pid, path,
-					    off, &opts);
-	return keep(a, l, p->expr->text, pid);
+	prog = attach_clause_prog(a, "uretprobe", pp->clause);
+	if (!prog)
+		return -ENOENT;
+	l = bpf_program__attach_uprobe_opts(prog, pid, path, off, &opts);
+	return keep(a, l, what, pid);
 }
 
 /*
  * LIB as the user means it: the file the traced process maps, else the
  * ld.so cache. For -p with several processes, each may map its own copy.
  */
-static int lib_path(struct attach *a, int pid, char *path, size_t len)
+static int lib_path(struct attach *a, const struct plan_probe *pp, int pid,
+		    char *path, size_t len)
 {
 	char why[RESOLVE_ERR_LEN];
 	int err;
 
-	err = resolve_lib(a->plan->target[0], pid > 0 ? pid : -1, path, len,
+	err = resolve_lib(pp->target[0], pid > 0 ? pid : -1, path, len,
 			  why, sizeof(why));
 	if (err) {
 		log_err("%s", why);
@@ -108,58 +147,62 @@ static int lib_path(struct attach *a, int pid, char *path, size_t len)
 	return err;
 }
 
-static int attach_uprobes(struct attach *a, int pid)
+static int attach_uprobes(struct attach *a, const struct plan_probe *pp,
+			  int pid)
 {
 	char path[PATH_MAX], why[RESOLVE_ERR_LEN];
 	__u64 off;
 	int err;
 
-	err = lib_path(a, pid, path, sizeof(path));
+	err = lib_path(a, pp, pid, path, sizeof(path));
 	if (err)
 		return err;
-	err = resolve_func(path, a->plan->target[1], &off, why, sizeof(why));
+	err = resolve_func(path, pp->target[1], &off, why, sizeof(why));
 	if (err) {
 		log_err("%s", why);
 		a->usage_error = true;
 		return err;
 	}
-	log_debug("%s: %s at file offset 0x%llx%s", a->plan->target[1], path,
+	log_debug("%s: %s at file offset 0x%llx%s", pp->target[1], path,
 		  (unsigned long long)off, pid > 0 ? "" : " (all processes)");
-	return attach_func(a, path, off, pid);
+	return attach_func(a, pp, path, off, pid);
 }
 
-static int attach_usdt(struct attach *a, int pid)
+static int attach_usdt(struct attach *a, const struct plan_probe *pp, int pid)
 {
-	const struct plan *p = a->plan;
-	char path[PATH_MAX], why[RESOLVE_ERR_LEN];
+	char path[PATH_MAX], why[RESOLVE_ERR_LEN], what[256];
+	struct bpf_program *prog;
 	struct bpf_link *l;
 	int err;
 
-	err = lib_path(a, pid, path, sizeof(path));
+	err = lib_path(a, pp, pid, path, sizeof(path));
 	if (err)
 		return err;
-	err = resolve_usdt_check(path, p->target[1], p->target[2], why,
+	err = resolve_usdt_check(path, pp->target[1], pp->target[2], why,
 				 sizeof(why));
 	if (err) {
 		log_err("%s", why);
 		a->usage_error = true;
 		return err;
 	}
-	l = bpf_program__attach_usdt(a->skel->progs.usdt_fire, pid, path,
-				     p->target[1], p->target[2], NULL);
-	return keep(a, l, p->expr->text, pid);
+	prog = attach_clause_prog(a, "usdt", pp->clause);
+	if (!prog)
+		return -ENOENT;
+	l = bpf_program__attach_usdt(prog, pid, path, pp->target[1],
+				     pp->target[2], NULL);
+	return keep(a, l, probe_text(pp, what, sizeof(what)), pid);
 }
 
-static int uprobe_attach(struct attach *a)
+static int uprobe_attach(struct attach *a, const struct plan_probe *pp)
 {
 	int pids[SCRY_MAX_TARGETS], n, i, err = 0;
 
 	n = attach_pids(a, pids);
 	for (i = 0; i < n && !err; i++) {
-		if (a->plan->src == &source_usdt)
-			err = attach_usdt(a, pids[i]);
+		if (pp->src == &source_usdt)
+			err = attach_usdt(a, pp, pids[i]);
 		else
-			err = attach_uprobes(a, pids[i]);
+			err = attach_uprobes(a, pp, pids[i]);
 	}
 	return err;
 }
@@ -240,8 +283,9 @@ const struct source source_uprobe = {
 	.what = "entry of a user function; arg0..arg5",
 	.min_parts = 2,
 	.max_parts = 2,
-	.fields = SOURCE_F_ARGS,
+	.fields = SOURCE_F_ARGS | SOURCE_F_FUNC,
 	.flags = SOURCE_AT_ENTRY,
+	.plan = uprobe_plan,
 	.list = uprobe_list,
 	.prepare = uprobe_prepare,
 	.attach = uprobe_attach,
@@ -253,8 +297,10 @@ const struct source source_uretprobe = {
 	.what = "return of a user function; retval, latency",
 	.min_parts = 2,
 	.max_parts = 2,
-	.fields = SOURCE_F_ARGS | SOURCE_F_RETVAL | SOURCE_F_LATENCY,
+	.fields = SOURCE_F_ARGS | SOURCE_F_RETVAL | SOURCE_F_LATENCY |
+		  SOURCE_F_FUNC,
 	.flags = SOURCE_END,
+	.plan = uprobe_plan,
 	.list = uretprobe_list,
 	.prepare = uprobe_prepare,
 	.attach = uprobe_attach,
@@ -267,6 +313,7 @@ const struct source source_usdt = {
 	.min_parts = 3,
 	.max_parts = 3,
 	.fields = SOURCE_F_ARGS,
+	.plan = uprobe_plan,
 	.list = usdt_list,
 	.prepare = uprobe_prepare,
 	.attach = uprobe_attach,

@@ -14,7 +14,15 @@ const struct source *const sources[] = {
 	&source_usdt,
 	&source_syscall,
 	&source_tracepoint,
+	&source_kprobe,
+	&source_kretprobe,
+	&source_fbt,
 	&source_profile,
+	&source_interval,
+	&source_software,
+	&source_hardware,
+	&source_begin,
+	&source_end,
 	NULL,
 };
 

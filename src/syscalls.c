@@ -30,3 +30,13 @@ const char *plan_syscall_name(int i)
 		return NULL;
 	return table[i].name;
 }
+
+const char *plan_syscall_name_of(int nr)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (table[i].nr == nr)
+			return table[i].name;
+	return NULL;
+}

@@ -15,7 +15,6 @@
 #include <scry/plan.h>
 #include <scry/tracefs.h>
 
-#define TRACEFS		"/sys/kernel/tracing"
 #define TRACEFS_MAGIC	0x74726163
 
 static bool is_tracefs(const char *dir)
@@ -54,6 +53,13 @@ static void parse_decl(char *decl, struct plan_tp_field *f, char **name)
 		*br = '\0';
 	f->data_loc = !strncmp(decl, "__data_loc", 10);
 	f->is_string = (f->data_loc || br) && strstr(decl, "char");
+	/*
+	 * "const char * filename": an address, the string is elsewhere
+	 * (not "const char *const * argv", an array of them)
+	 */
+	f->is_charptr = !f->is_string && strstr(decl, "char") &&
+			strchr(decl, '*') &&
+			strchr(decl, '*') == strrchr(decl, '*');
 }
 
 int tracefs_field(const char *cat, const char *name, const char *field,

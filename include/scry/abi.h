@@ -11,13 +11,11 @@
 #include <linux/types.h>
 #endif
 #include <scry/unwind_abi.h>
+#include <scry/prog_abi.h>
 
 #define SCRY_MAX_FRAMES		127	/* frames per stack, the kernel's default */
 #define SCRY_NBUCKETS		64	/* histogram slots per aggregation key */
 #define SCRY_MAX_INTKEYS	4	/* scalar key columns per aggregation */
-#define SCRY_MAX_PRED		32	/* predicate instructions per program */
-#define SCRY_PRED_STACK		8	/* predicate evaluation stack depth */
-#define SCRY_MAX_STRS		8	/* string constants a predicate may use */
 #define SCRY_COMM_LEN		16
 #define SCRY_MAX_TARGETS	64	/* -p processes given on the command line */
 #define SCRY_MAX_FOLLOWED	8192	/* processes -c may grow into (forks) */
@@ -33,7 +31,7 @@
 #define SCRY_QSLOT_NEG		0
 #define SCRY_QSLOT_ZERO		1
 
-/* Event fields: predicate operands, key columns and aggregation values. */
+/* Event fields: what SCRY_OP_FIELD pushes, and key columns read directly. */
 enum scry_field {
 	SCRY_F_NONE = 0,
 	SCRY_F_PID,
@@ -52,8 +50,18 @@ enum scry_field {
 	SCRY_F_STATE,		/* task state at switch-out (offcpu) */
 	SCRY_F_ERRNO,		/* -retval when retval < 0, else 0 (syscalls) */
 	SCRY_F_FDPATH,		/* id of arg0's path in `strings`: keys only */
-	SCRY_F_KSTACK,		/* stack ids: keys only */
+	SCRY_F_KSTACK,		/* stack ids */
 	SCRY_F_USTACK,
+	SCRY_F_GID,
+	SCRY_F_NSECS,		/* now, ns since boot (CLOCK_MONOTONIC) */
+	SCRY_F_ELAPSED,		/* ns since scry started */
+	SCRY_F_CPID,		/* pid of the -c command */
+	SCRY_F_RAND,		/* 32 random bits */
+	SCRY_F_CGROUP,		/* cgroup v2 id */
+	SCRY_F_CURTASK,		/* address of the task_struct */
+	SCRY_F_PROBE,		/* clause << 32 | which of its probes fired */
+	SCRY_F_PPID,		/* parent's pid */
+	SCRY_F_WALLTIME,	/* ns since the epoch */
 	SCRY_NFIELDS,
 };
 
@@ -65,25 +73,7 @@ enum scry_agg {
 	SCRY_AGG_AVG,
 	SCRY_AGG_QUANTIZE,
 	SCRY_AGG_LQUANTIZE,
-};
-
-/* Predicate program: a postfix stack machine, evaluated by one bounded loop. */
-enum scry_pred_op {
-	SCRY_OP_END = 0,	/* stop; result is the top of stack */
-	SCRY_OP_FIELD,		/* push event field `field` */
-	SCRY_OP_IMM,		/* push imm */
-	SCRY_OP_EQ, SCRY_OP_NE, SCRY_OP_LT, SCRY_OP_LE, SCRY_OP_GT, SCRY_OP_GE,
-	SCRY_OP_STREQ,		/* push comm == strs[str] */
-	SCRY_OP_STRNE,
-	SCRY_OP_AND, SCRY_OP_OR, SCRY_OP_NOT,
-};
-
-struct scry_pred_insn {
-	__u8 op;
-	__u8 field;
-	__u8 str;		/* index into the string table, for STREQ/STRNE */
-	__u8 pad[5];
-	__s64 imm;
+	SCRY_AGG_STATS,		/* count, average, total */
 };
 
 /* One event as every probe adapter fills it. */
@@ -101,6 +91,9 @@ struct scry_event {
 	__u64 ustack;
 	__u64 path;		/* string store id of fd.path, 0 = none */
 	char comm[SCRY_COMM_LEN];
+	__u64 probe;		/* clause << 32 | probe (cookie or syscall) */
+	__u32 gid;
+	__u32 unused;
 };
 
 /*
@@ -115,6 +108,8 @@ struct scry_key {
 	__u32 pad;
 	char comm[SCRY_COMM_LEN];
 	__s64 ints[SCRY_MAX_INTKEYS];
+	__u32 map;		/* which @map: the plan's index */
+	__u32 unused;		/* always 0 */
 };
 
 struct scry_val {
@@ -166,6 +161,24 @@ struct scry_tp_field {
 	__u8 pad[2];
 };
 
+/*
+ * One clause as its programs run it (prog_abi.h): what the adapter
+ * gathers, and the two programs. .rodata holds one per clause.
+ */
+struct scry_clause_def {
+	__u32 flags;		/* SCRY_CL_* */
+	__u32 pad;
+	__u64 syscall_set[8];	/* syscall clauses: the numbers, a bitmap */
+	struct scry_tp_field tp[SCRY_NARGS];	/* tracepoint args.FIELD */
+	struct scry_insn begin[SCRY_MAX_BEGIN_INSNS];
+	struct scry_insn body[SCRY_MAX_INSNS];
+};
+
+/* Thread-local self-> variables: BPF task storage, gone with the task. */
+struct scry_tls {
+	__s64 v[SCRY_MAX_TLS];
+};
+
 /* Every loss has a counter; the frontend prints each non-zero one. */
 enum scry_stat {
 	SCRY_STAT_EVENTS = 0,	/* events that reached the aggregation */
@@ -176,10 +189,13 @@ enum scry_stat {
 	SCRY_STAT_USTACK_FAULT,	/* user stack walk hit unreadable memory */
 	SCRY_STAT_INFLIGHT_FULL,/* begin state could not be stored */
 	SCRY_STAT_NOTICE_LOST,	/* ring buffer full: a new pid was not announced */
-	SCRY_STAT_PRED_ERR,	/* malformed predicate program */
+	SCRY_STAT_PRED_ERR,	/* malformed clause program (a scry bug) */
 	SCRY_STAT_TARGETS_FULL,	/* a child of -c could not be followed */
 	SCRY_STAT_STRING_FULL,	/* new path, string store full */
 	SCRY_STAT_PATH_ERR,	/* fd not resolvable to a path */
+	SCRY_STAT_OUT_LOST,	/* printf & co: ring buffer `events` full */
+	SCRY_STAT_VAR_FULL,	/* new key, map variables full */
+	SCRY_STAT_TLS_ERR,	/* self-> variables not stored */
 	SCRY_STAT_UNWIND_FIRST,	/* then one per enum scry_unwind_stat */
 	SCRY_NSTATS = SCRY_STAT_UNWIND_FIRST + SCRY_UNWIND_NSTATS,
 };

@@ -11,18 +11,20 @@
 #include <scry/plan.h>
 
 struct scry;
+struct btf;
 struct bpf_link;
 struct bpf_program;
 struct scry_opts;
-
-#define ATTACH_MAX_LINKS 64
 
 struct attach {
 	struct scry *skel;
 	const struct plan *plan;
 	const struct scry_opts *opts;
-	struct bpf_link *links[ATTACH_MAX_LINKS];
-	int nlinks;
+	struct bpf_link **links;	/* every attachment, destroyed on close */
+	int nlinks, links_cap;
+	int cpid;			/* the -c command, for `cpid` */
+	struct btf *vmlinux;		/* parsed once, when needed */
+	bool no_vmlinux;
 	int pids[SCRY_MAX_TARGETS];	/* processes filtered in the kernel */
 	int npids;
 	bool filter_targets;		/* filter even while pids is empty (-c) */
@@ -45,6 +47,25 @@ bool attach_dwarf(const struct attach *a);
 
 /* Attach @prog if it was loaded (autoload), keeping its link. */
 int attach_prog(struct attach *a, struct bpf_program *prog);
+
+/*
+ * Adapter @name's program for clause @clause ("uprobe", 3: uprobe_3), or
+ * NULL, having said so (a scry bug).
+ */
+struct bpf_program *attach_clause_prog(struct attach *a, const char *name,
+				       int clause);
+
+/* Does tracepoint @tp have a tp_btf type? (vmlinux BTF, read once) */
+bool attach_has_tp_btf(struct attach *a, const char *tp);
+
+/* Load adapter @name's program for @clause. Returns 0 or -ENOENT. */
+int attach_want(struct attach *a, const char *name, int clause);
+
+/*
+ * Run the BEGIN clauses (@end false) or the END clauses, in program
+ * order, as scry's own events. Returns 0 or -errno, having said why.
+ */
+int attach_run_special(struct attach *a, bool end);
 
 /* Keep a link so attach_close() destroys it. */
 int attach_keep(struct attach *a, struct bpf_link *l);

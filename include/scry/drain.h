@@ -8,16 +8,41 @@
 
 #include <stdbool.h>
 
+#include <linux/types.h>
+
 struct attach;
 struct syms;
 struct report;
+struct plan_type;
 
 /*
- * Fill @r (rows, stats) from @a's maps, resolving stacks with @s. When
- * @clear is set, delete what was read (interval snapshots).
- * Returns 0 or -errno.
+ * Fill @r from @a's maps, resolving stacks with @s: r is the main map's
+ * report (--map, or the plan's main map), r->maps every map's in program
+ * order; the stats. When @clear is set, delete what was read (interval
+ * snapshots). Returns 0 or -errno.
  */
 int drain_report(struct attach *a, struct syms *s, struct report *r,
 		 bool clear);
+
+/* The map drain_report() makes the main one. */
+int drain_main_map(const struct attach *a);
+
+/* Map @map alone into @r (print(@map)). Returns 0 or -errno. */
+int drain_one(struct attach *a, struct syms *s, int map, struct report *r);
+
+/* Empty map @map (clear()), or set its values to zero (@zero, zero()). */
+int drain_reset(struct attach *a, int map, bool zero);
+
+/*
+ * A value of type @t as text (malloc'ed): a symbol, a probe's name, a
+ * stored string, an address; NULL for a plain number. @pid names user
+ * addresses.
+ */
+char *drain_format_value(struct attach *a, struct syms *s,
+			 const struct plan_type *t, __s64 v, int pid);
+
+/* Stack @id (kernel or user, by @t) symbolized, a frame a line. */
+char *drain_format_stack(struct attach *a, struct syms *s,
+			 const struct plan_type *t, __s64 id, int pid);
 
 #endif /* SCRY_DRAIN_H */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * plan: an expression's meaning. Checks probe kinds, field names and
- * aggregation functions against what each probe provides, compiles the
- * predicate into the engine's two filter programs, and lays out the
- * aggregation key. Every error carries the expression column.
+ * plan: a program's meaning. Checks probe kinds and their parts, names,
+ * types and functions against what each probe provides, and compiles
+ * every clause into the engine's programs (prog_abi.h): the predicate
+ * conjuncts known when an event begins, and the body. Lays out the maps,
+ * the output records and the strings. Every error carries the column.
+ * No I/O: what the plan needs of the system comes through a plan_env.
  */
 #ifndef SCRY_PLAN_H
 #define SCRY_PLAN_H
@@ -11,10 +13,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <scry/abi.h>
-#include <scry/report.h>
+#include <scry/expr.h>
+#include <scry/prog_abi.h>
 
-struct expr;
-struct expr_error;
 struct source;
 
 /* A tracepoint field, from the event's format. */
@@ -24,6 +25,7 @@ struct plan_tp_field {
 	bool is_signed;
 	bool is_string;		/* char[] or __data_loc char[] */
 	bool data_loc;
+	bool is_charptr;	/* char *: an address, str() reads it */
 };
 
 /*
@@ -37,62 +39,197 @@ struct plan_env {
 	 */
 	int (*tp_field)(const char *cat, const char *name, const char *field,
 			struct plan_tp_field *out, char *why, size_t len);
+	/*
+	 * Tracepoints matching the globs CAT:NAME, one "CAT:NAME" a call
+	 * to @fn; returns how many, or -errno.
+	 */
+	int (*tp_glob)(const char *cat, const char *name,
+		       void (*fn)(void *ctx, const char *cat, const char *name),
+		       void *ctx);
+	/* Does this kernel have kprobes (and so kretprobes)? */
+	bool (*has_kprobes)(void);
 };
 
 /* The running system: tracefs (plan_env.c). */
 extern const struct plan_env plan_env_system;
 
-/* One key column in the order the user wrote it. */
-struct plan_key {
-	const char *name;	/* as written: "ustack", "arg0" */
-	enum scry_field field;	/* SCRY_F_KSTACK, _USTACK, _COMM, or an int field */
-	int slot;		/* index into scry_key.ints for int fields */
-	bool string_id;		/* the slot holds a string-store id (paths) */
+/*
+ * What a value is, for printing it (keys, printf): a number with a
+ * meaning, a string, or a stack.
+ */
+enum plan_vkind {
+	PLAN_V_NONE = 0,	/* a statement: no value */
+	PLAN_V_INT,
+	PLAN_V_STR,		/* bytes, in a string slot */
+	PLAN_V_AGG,		/* an aggregation: only as @map = agg(...) */
 };
+
+enum plan_vfmt {
+	PLAN_F_PLAIN = 0,	/* a signed number */
+	PLAN_F_STRID,		/* a string-store id: print its string */
+	PLAN_F_KSTACK,		/* a stack id */
+	PLAN_F_USTACK,
+	PLAN_F_KSYM,		/* a kernel address: its symbol */
+	PLAN_F_USYM,		/* a user address (of the event's pid) */
+	PLAN_F_PROBE,		/* (clause << 32 | index): the probe's name */
+	PLAN_F_FUNC,		/* (clause << 32 | index): its function */
+	PLAN_F_INET,		/* an IPv4 address, as ntop() prints it */
+	PLAN_F_ERRNO,		/* (an int, shown as a number) */
+	PLAN_F_COMM,		/* a string that is the comm */
+	PLAN_F_CHARPTR,		/* a char * (tracepoint field): str() reads it */
+};
+
+struct plan_type {
+	enum plan_vkind kind;
+	enum plan_vfmt fmt;
+	int limit;		/* stacks: frames to print, 0 all */
+};
+
+/* One probe as written, and what its source made of it. */
+struct plan_probe {
+	const struct source *src;
+	const struct expr_probe *ep;
+	int clause;
+	const char *target[EXPR_MAX_PARTS];	/* the parts: LIB, FUNC ... */
+	int ntarget;
+	int target_cols[EXPR_MAX_PARTS];
+	bool has_end;		/* begin and end: latency, parked by thread */
+	int cookie0;		/* its first label in the clause (probe) */
+	__u64 syscall_set[8];	/* syscall: the numbers, a bitmap */
+	bool syscall_entry;	/* syscall: fire at entry, no end */
+	__u32 hz;		/* profile: samples a second, every CPU */
+	__u64 period;		/* interval: ns; software: events */
+	__u32 perf_type;	/* interval, software: perf_event_attr */
+	__u64 perf_config;
+	bool one_cpu;		/* interval: on one CPU only */
+	bool special;		/* BEGIN, END: run by scry itself */
+	bool at_end;		/* END */
+	char **names;		/* tracepoint globs: "CAT:NAME" matched */
+	int nnames;
+};
+
+enum plan_map_kind {
+	PLAN_MAP_AGG = 0,	/* @m[k] = count() ... */
+	PLAN_MAP_VAR,		/* @m[k] = expression */
+};
+
+struct plan_map {
+	char *name;		/* "@start", "@" */
+	int col;
+	enum plan_map_kind kind;
+	enum scry_agg agg;
+	__s64 lq_low, lq_high, lq_step;
+	__u32 lq_levels;
+	int nkeys;
+	struct plan_type keys[SCRY_MAX_KEYCOLS];
+	char *key_names[SCRY_MAX_KEYCOLS];	/* as written: "comm", "pid" */
+	__u8 key_dst[SCRY_MAX_KEYCOLS];		/* enum scry_keycol */
+	__u8 key_field[SCRY_MAX_KEYCOLS];	/* the field, when it is one */
+	struct plan_type val;	/* VAR: its values; AGG: what is aggregated */
+	const char *unit;	/* of the values: "ns" for latency */
+	bool printed;		/* print() or printa() of it was asked */
+	bool has_pid;		/* the key holds a pid (user stacks, usym) */
+};
+
+/* A printf format or an action, as an output record carries it. */
+enum plan_out_kind {
+	PLAN_OUT_PRINTF = 0,	/* printf(fmt, ...) */
+	PLAN_OUT_PRINT,		/* print(@m), printa(@m) */
+	PLAN_OUT_CLEAR,		/* clear(@m) */
+	PLAN_OUT_ZERO,		/* zero(@m) */
+	PLAN_OUT_EXIT,		/* exit() */
+	PLAN_OUT_TIME,		/* time(fmt) */
+	PLAN_OUT_VALUE,		/* print(value), trace(value) */
+	PLAN_OUT_JOIN,		/* join(argv, sep) */
+};
+
+/* One conversion of a printf format: text before it, then the value. */
+struct plan_conv {
+	char *text;		/* literal text before it ('%%' resolved) */
+	char *spec;		/* "%-10d", rewritten for the value's type */
+	struct plan_type type;
+};
+
+struct plan_out {
+	enum plan_out_kind kind;
+	int map;		/* PRINT, CLEAR, ZERO */
+	char *fmt;		/* PRINTF, TIME: as written */
+	struct plan_conv convs[SCRY_MAX_OUT_ARGS];
+	int nconvs;
+	char *tail;		/* PRINTF: text after the last conversion */
+	char *sep;		/* JOIN */
+	struct scry_outdef def;
+};
+
+struct plan_clause {
+	const struct expr_clause *ec;
+	int col;
+	unsigned fields;	/* SOURCE_F_* all its probes give */
+	__u32 flags;		/* SCRY_CL_* */
+	struct scry_insn begin[SCRY_MAX_BEGIN_INSNS];
+	int nbegin;
+	struct scry_insn body[SCRY_MAX_INSNS];
+	int nbody;
+	/* tracepoint: args.FIELD read by the adapter (numbers) or STP */
+	struct plan_tp_field tp_fields[SCRY_NARGS];
+	int ntp_fields;
+	int nlocals;
+	char *local_names[SCRY_MAX_LOCALS];
+	struct plan_type local_types[SCRY_MAX_LOCALS];
+	__u8 local_slots[SCRY_MAX_LOCALS];	/* string locals' slots */
+	int first_probe, nprobes;	/* its probes in plan.probes */
+	bool special;		/* BEGIN or END */
+	/* what `probe` and `func` print, by cookie; by syscall number */
+	char **labels, **funcs;
+	int nlabels;
+	bool by_syscall;
+};
+
+#define PLAN_MAX_PROBES	32
 
 struct plan {
 	const struct expr *expr;
-	const struct source *src;	/* the probe kind */
-	const char *target[3];	/* probe parts: LIB, FUNC / BIN, PROVIDER, NAME */
-	int ntarget;
-	int target_cols[3];
-
-	struct scry_pred_insn pred_begin[SCRY_MAX_PRED];
-	struct scry_pred_insn pred_end[SCRY_MAX_PRED];
-	char strs[SCRY_MAX_STRS][SCRY_COMM_LEN];
-	int nstrs;
-
-	struct plan_key keys[REPORT_MAX_KEYS];
-	int nkeys;
-	bool key_kstack, key_ustack, key_comm;
-	bool key_fdpath;	/* resolve arg0 as an fd into a path at begin */
-	__u8 key_ints[SCRY_MAX_INTKEYS];
-
-	enum scry_agg agg;
-	enum scry_field val_field;
-	const char *val_name;
-	__s64 lq_low, lq_high, lq_step;
-	__u32 lq_nslots;
-
-	__u64 syscall_set[8];	/* syscall: the numbers to trace, a bitmap */
-	__u32 profile_hz;	/* profile: samples per second per CPU */
-	/* tracepoint: args.FIELD operands, each read into one args[] slot */
-	struct plan_tp_field tp_fields[SCRY_NARGS];
-	int ntp_fields;
-
-	bool has_end;		/* begin/end probe: latency and retval exist */
-	bool stacks_at_begin;	/* offcpu: the blocking stack is at switch-out */
-	bool ustack_at_entry;	/* uprobe at a function's first instruction */
 	const struct plan_env *env;
-	const char *unit;	/* of the aggregated value, or NULL */
+	struct plan_clause clauses[SCRY_MAX_CLAUSES];
+	int nclauses;
+	struct plan_probe probes[PLAN_MAX_PROBES];
+	int nprobes;
+	struct plan_map maps[SCRY_MAX_MAPS];
+	int nmaps;
+	struct scry_keyspec keyspecs[SCRY_MAX_KEYSPECS];
+	int nkeyspecs;
+	struct plan_out outs[SCRY_MAX_OUTS];
+	int nouts;
+	char lits[SCRY_MAX_LITS][SCRY_LIT_MAX];
+	int nlits;
+	char *tls_names[SCRY_MAX_TLS];
+	struct plan_type tls_types[SCRY_MAX_TLS];
+	int ntls;
+	bool unsafe;		/* --unsafe: signal() allowed */
+	bool uses_signal;
+	bool has_events;	/* something writes to the `events` ring */
+	bool has_end;		/* some clause parks at begin */
+	bool uses_strings;	/* the string store holds something */
+	bool uses_vars;		/* some @map is a variable */
+	bool uses_tls;
+	/* summaries over the clauses, for the adapters and the unwinder */
+	bool key_kstack, key_ustack;	/* some clause takes such stacks */
+	bool ustack_at_entry;	/* every user stack is taken at a function
+				 * entry (uprobes): read the caller at [sp] */
+	const char *unit;	/* of the main map's values, or NULL */
 };
 
 /*
- * Build @p from @e. Returns 0, or -EINVAL with @err set (column and
- * message) for a semantic error.
+ * Build @p from @e. @unsafe allows destructive actions (signal()).
+ * Returns 0, or -EINVAL with @err set (column and message) for a
+ * semantic error, -ENOMEM.
  */
 int plan_build(const struct expr *e, struct plan *p,
-	       const struct plan_env *env, struct expr_error *err);
+	       const struct plan_env *env, bool unsafe,
+	       struct expr_error *err);
+
+/* Free what plan_build allocated (NULL-safe; not @p itself). */
+void plan_free(struct plan *p);
 
 /*
  * Set @err to MSG at column @col and return -EINVAL: how plan and the
@@ -101,13 +238,27 @@ int plan_build(const struct expr *e, struct plan *p,
 int plan_fail(struct expr_error *err, int col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* True when a key column holds string-store ids (paths, tracepoint strings). */
-bool plan_has_strings(const struct plan *p);
+/* The first aggregation map, or the first map, or -1: what a report
+ * shows first and --folded / flame graphs draw by default. */
+int plan_main_map(const struct plan *p);
+
+/* The map named @name ("@x", or "x"), or -1. */
+int plan_map_find(const struct plan *p, const char *name);
+
+/* The probe's name for a PLAN_F_PROBE value, func for PLAN_F_FUNC. */
+const char *plan_probe_label(const struct plan *p, __u64 v, bool func,
+			     char *buf, size_t len);
+
+/* What the banner says is traced: "offcpu", "3 probes". */
+const char *plan_what(const struct plan *p);
 
 /* Syscall number of @name on this architecture, or -1. */
 int plan_syscall_nr(const char *name);
 
 /* The @i-th known syscall name (for listing), NULL past the end. */
 const char *plan_syscall_name(int i);
+
+/* The name of syscall number @nr, or NULL. */
+const char *plan_syscall_name_of(int nr);
 
 #endif /* SCRY_PLAN_H */

@@ -52,6 +52,7 @@ struct report_row {
 	struct report_key keys[REPORT_MAX_KEYS];
 	int nkeys;
 	struct scry_val val;
+	char *vstr;		/* a variable map's value, when not a number */
 };
 
 struct report_stat {
@@ -79,6 +80,12 @@ struct report {
 	const char *count_label;/* when set, each row and the end print */
 	const char *sum_label;	/*   "calls: N, bytes: M (1.2 MiB)" totals */
 	const char *files_verb;	/* read/write: text is the per-file table */
+	const char *map_name;	/* "@ns"; "@" for the anonymous map */
+	bool var;		/* a variable map: each row holds a value */
+	struct report **maps;	/* every map of the program, in program order,
+				 * this report among them (the others owned
+				 * by it); NULL: this one alone */
+	size_t nmaps;
 	__s64 lq_low, lq_high, lq_step;	/* lquantize parameters */
 	double duration_s;
 	struct report_row *rows;
@@ -94,13 +101,19 @@ const struct report_key *report_key_find(const struct report_row *row,
 /* The value printa orders rows by, for the report's aggregation. */
 __s64 report_row_value(const struct report *r, const struct report_row *row);
 
-/* Sort rows ascending by report_row_value (ties by key), like printa. */
+/*
+ * Sort rows ascending by report_row_value (ties by key), like printa; of
+ * every map the report holds.
+ */
 void report_sort(struct report *r);
 
-/* After report_sort: keep the @n largest rows (--top), free the rest. */
+/* After report_sort: keep the @n largest rows (--top) of each map. */
 void report_keep_top(struct report *r, size_t n);
 
-/* Free every row, frame and string the report owns (not the struct). */
+/*
+ * Free every row, frame and string the report owns, and the other maps'
+ * reports (not the struct).
+ */
 void report_clear(struct report *r);
 
 #endif /* SCRY_REPORT_H */

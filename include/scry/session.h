@@ -27,6 +27,9 @@ struct scry_opts {
 	__u32 max_unwind_rows;		/* --max-unwind-rows */
 	bool no_demangle;		/* --no-demangle: raw C++ names */
 	__u32 max_keys;			/* --max-keys */
+	__u32 buffer_size;		/* --buffer-size: printf's ring, bytes */
+	bool unsafe;			/* --unsafe: signal() allowed */
+	const char *map;		/* --map @name: the one to fold/draw */
 	__u32 max_stacks;		/* --max-stacks */
 	const char *question;		/* "offcpu" or NULL for an expression */
 	const char *header;		/* text-output header for the question */

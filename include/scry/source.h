@@ -17,6 +17,7 @@
 
 struct attach;
 struct plan;
+struct plan_probe;
 struct expr_probe;
 struct expr_error;
 
@@ -28,11 +29,14 @@ struct expr_error;
 #define SOURCE_F_ERRNO		(1u << 4)	/* syscalls: -retval if failed */
 #define SOURCE_F_FDPATH		(1u << 5)	/* syscalls: arg0's fd as a path */
 #define SOURCE_F_TPARGS		(1u << 6)	/* args.FIELD from the format */
+#define SOURCE_F_FUNC		(1u << 7)	/* func: the probed function */
 
 /* How a kind fires. */
 #define SOURCE_END		(1u << 0)	/* begin and end: parked by thread */
 #define SOURCE_STACKS_AT_BEGIN	(1u << 1)	/* stacks of the begin (offcpu) */
 #define SOURCE_AT_ENTRY		(1u << 2)	/* at a function's 1st instruction */
+#define SOURCE_SPECIAL		(1u << 3)	/* BEGIN, END: run by scry */
+#define SOURCE_NO_STACKS	(1u << 4)	/* no task context: no stacks */
 
 struct source {
 	const char *name;	/* the kind as written: "uprobe" */
@@ -43,10 +47,11 @@ struct source {
 	unsigned flags;		/* SOURCE_* */
 	/*
 	 * Check the probe's parts and record what the kind needs from them
-	 * in @p (syscall numbers, a rate). Pure: no I/O. May be NULL.
-	 * Returns 0, or -EINVAL with @err set (column and message).
+	 * in @pp (syscall numbers, a rate). Pure: the system only through
+	 * p->env. May be NULL. Returns 0, or -EINVAL with @err set (column
+	 * and message).
 	 */
-	int (*plan)(struct plan *p, const struct expr_probe *pr,
+	int (*plan)(struct plan *p, struct plan_probe *pp,
 		    struct expr_error *err);
 	/*
 	 * `scry -l KIND:...`: print what matches @parts (globs, @nparts of
@@ -55,10 +60,13 @@ struct source {
 	 * stderr). NULL: the kind lists only itself.
 	 */
 	int (*list)(FILE *f, char *parts[], int nparts, int pid);
-	/* choose programs to load (bpf_program__set_autoload); may be NULL */
-	int (*prepare)(struct attach *a);
-	/* attach; report failures once, with the fix; return 0 or -errno */
-	int (*attach)(struct attach *a);
+	/*
+	 * Choose the programs @pp needs (attach_want()); may be NULL.
+	 * Returns 0 or -errno, having said why.
+	 */
+	int (*prepare)(struct attach *a, const struct plan_probe *pp);
+	/* Attach @pp; report failures once, with the fix; 0 or -errno. */
+	int (*attach)(struct attach *a, const struct plan_probe *pp);
 };
 
 extern const struct source source_offcpu;
@@ -67,7 +75,15 @@ extern const struct source source_uretprobe;
 extern const struct source source_usdt;
 extern const struct source source_syscall;
 extern const struct source source_profile;
+extern const struct source source_interval;
+extern const struct source source_software;
+extern const struct source source_hardware;
 extern const struct source source_tracepoint;
+extern const struct source source_kprobe;
+extern const struct source source_kretprobe;
+extern const struct source source_fbt;
+extern const struct source source_begin;
+extern const struct source source_end;
 
 /* Every kind, in the order `scry -l` lists them; NULL-terminated. */
 extern const struct source *const sources[];

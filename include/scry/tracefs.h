@@ -12,6 +12,8 @@
 
 struct plan_tp_field;
 
+#define TRACEFS		"/sys/kernel/tracing"
+
 /* Mount tracefs if no tracefs is mounted. Returns 0 or -errno. */
 int tracefs_ensure(void);
 

@@ -3,8 +3,9 @@
  * libFuzzer target for plan.c: whatever parses is planned against a fake
  * system (every tracepoint has an int field `n` and a string `s`). No
  * crash, leak or undefined behaviour; a rejected plan's error column lies
- * within the text; an accepted one has a probe kind and well-formed
- * predicate programs (each ends, within its slots).
+ * within the text; an accepted one's clause programs are well formed
+ * (each ends within its slots, jumps forward inside it, names maps,
+ * keys and records that exist).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -38,16 +39,55 @@ static int fake_tp_field(const char *cat, const char *name, const char *field,
 	return -ENOENT;
 }
 
-static const struct plan_env fake_env = { .tp_field = fake_tp_field };
-
-static void check_prog(const struct scry_pred_insn *prog)
+static int fake_tp_glob(const char *cat, const char *name,
+			void (*fn)(void *ctx, const char *cat, const char *name),
+			void *ctx)
 {
-	int i;
+	fn(ctx, cat, name);
+	return 1;
+}
 
-	for (i = 0; i < SCRY_MAX_PRED; i++)
-		if (prog[i].op == SCRY_OP_END)
-			return;
-	abort();	/* no END: the engine would run off the program */
+static bool fake_has_kprobes(void)
+{
+	return true;
+}
+
+static const struct plan_env fake_env = {
+	.tp_field = fake_tp_field,
+	.tp_glob = fake_tp_glob,
+	.has_kprobes = fake_has_kprobes,
+};
+
+/*
+ * A program the engine can run: it ends within its slots, its jumps go
+ * forward to an instruction of it, its operands are in range.
+ */
+static void check_prog(const struct plan *p, const struct scry_insn *code,
+		       int max)
+{
+	int i, end = -1;
+
+	for (i = 0; i < max; i++)
+		if (code[i].op == SCRY_OP_END) {
+			end = i;
+			break;
+		}
+	if (end < 0 || end == max)
+		abort();	/* no END: the engine would run off the program */
+	for (i = 0; i < end; i++) {
+		const struct scry_insn *in = &code[i];
+
+		if (in->op >= SCRY_NOPS)
+			abort();
+		if ((in->op == SCRY_OP_JMP || in->op == SCRY_OP_JZ) &&
+		    ((int)in->d <= i || (int)in->d > end))
+			abort();
+		if (in->op >= SCRY_OP_MLOAD && in->op <= SCRY_OP_MAGG &&
+		    (in->a >= p->nmaps || in->b >= p->nkeyspecs))
+			abort();
+		if (in->op == SCRY_OP_OUT && in->imm >= p->nouts)
+			abort();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -64,16 +104,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	e = expr_parse(text, &err);
 	if (e) {
-		if (plan_build(e, &p, &fake_env, &err)) {
+		int i;
+
+		if (plan_build(e, &p, &fake_env, true, &err)) {
 			if (err.col < 1 || (size_t)err.col > strlen(text) + 1 ||
 			    !err.msg[0])
 				abort();
 		} else {
-			if (!p.src)
-				abort();
-			check_prog(p.pred_begin);
-			check_prog(p.pred_end);
+			for (i = 0; i < p.nclauses; i++) {
+				check_prog(&p, p.clauses[i].begin,
+					   SCRY_MAX_BEGIN_INSNS);
+				check_prog(&p, p.clauses[i].body,
+					   SCRY_MAX_INSNS);
+			}
 		}
+		plan_free(&p);
 	}
 	expr_free(e);
 	free(text);

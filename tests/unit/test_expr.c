@@ -144,7 +144,7 @@ static const struct format_case format_cases[] = {
 	{ "uprobe:\"libc\":\"malloc\"", "uprobe:libc:malloc" },
 	{ "uprobe:\"/opt/my app/bin\":\"ns::f\"",
 	  "uprobe:\"/opt/my app/bin\":\"ns::f\"" },
-	{ "uprobe:\"\":f", "uprobe:\"\":f" },
+	{ "uprobe:\"\":f", "uprobe::f" },
 	{ "uprobe:\"a\\\"b\\\\c\\nd\\te\":f", "uprobe:\"a\\\"b\\\\c\\nd\\te\":f" },
 	{ "uprobe:\"a{b\":\"c/d\"", "uprobe:\"a{b\":\"c/d\"" },
 	{ "uprobe:\"x\"/arg0/", "uprobe:x /arg0/" },
@@ -233,13 +233,68 @@ static const struct format_case format_cases[] = {
 	{ "x { @[a,b,c,d,e,f,g,h] = count() }",
 	  "x { @[a, b, c, d, e, f, g, h] = count() }" },
 	{ "x { @ = f(a, 1, \"s\", (b == 2)) }",
-	  "x { @ = f(a, 1, \"s\", (b == 2)) }" },
+	  "x { @ = f(a, 1, \"s\", b == 2) }" },
 	{ "x { @ = f((a)) }", "x { @ = f(a) }" },
-	{ "x { @ = f((!a)) }", "x { @ = f((!a)) }" },
+	{ "x { @ = f((!a)) }", "x { @ = f(!a) }" },
 	{ "x { @ = f(-5, 0x10) }", "x { @ = f(-5, 16) }" },
 	{ "x { @ = count(); }", "x { @ = count() }" },
 	{ "x { @ = count() ; }", "x { @ = count() }" },
 	{ "x /a/ { @ = count() }", "x /a/ { @ = count() }" },
+
+	/* programs: clauses a line each, probe lists, empty parts */
+	{ "BEGIN { printf(\"hi\\n\") } END { exit() }",
+	  "BEGIN { printf(\"hi\\n\") }\nEND { exit() }" },
+	{ "kprobe:a,kprobe:b , tracepoint:x:y{}",
+	  "kprobe:a, kprobe:b, tracepoint:x:y { }" },
+	{ "syscall:read,write,  BEGIN {}", "syscall:read,write, BEGIN { }" },
+	{ "syscall::read:entry { }", "syscall::read:entry { }" },
+	{ "profile:::profile-997 { @[stack()] = count() }",
+	  "profile:::profile-997 { @[stack()] = count() }" },
+	{ "pid$target::malloc:entry", "pid$target::malloc:entry" },
+	{ "x:\"a,b\":c", "x:\"a,b\":c" },
+	{ "x:\"a,\"", "x:\"a,\"" },
+	{ "x:\"\"", "x:\"\"" },
+	{ "#!/bin/bpftrace\n// hi\nx { /* c */ @a = 1 }\n  # no\n",
+	  "x { @a = 1 }" },
+
+	/* statements */
+	{ "x { @start[tid] = nsecs; @x++; --@y[1]; $v += 2; self->t = 1;"
+	  " this->u <<= 3 }",
+	  "x { @start[tid] = nsecs; @x++; --@y[1]; $v += 2; self->t = 1;"
+	  " this->u <<= 3 }" },
+	{ "x { if (a) { b() } else if (c) { d() } else { e() } f() }",
+	  "x { if (a) { b() } else if (c) { d() } else { e() }; f() }" },
+	{ "x { if (a) { } ; ; }", "x { if (a) { } }" },
+	{ "x { ;; @a = 1;; }", "x { @a = 1 }" },
+
+	/* expressions: C's precedence, minimal parentheses */
+	{ "x /a+b*c-d/", "x /a + b * c - d/" },
+	{ "x /(a+b)*c/", "x /(a + b) * c/" },
+	{ "x /a-(b-c)/", "x /a - (b - c)/" },
+	{ "x /a << 1 | b & 0xff ^ c/", "x /a << 1 | b & 255 ^ c/" },
+	{ "x /(a | b) == c/", "x /(a | b) == c/" },
+	{ "x /a == (b | c)/", "x /a == (b | c)/" },
+	{ "x /- -a/", "x /-(-a)/" },
+	{ "x /-(-5)/", "x /-(-5)/" },
+	{ "x /a - -5/", "x /a - -5/" },
+	{ "x /~a + !b/", "x /~a + !b/" },
+	{ "x / *p/", "x / *p/" },
+	{ "x /a ? b : c ? d : e/", "x /a ? b : c ? d : e/" },
+	{ "x /(a ? b : c) ? d : e/", "x /(a ? b : c) ? d : e/" },
+	{ "x /a / b/", "x /a / b/" },
+	{ "x /a % 3 == 1/", "x /a % 3 == 1/" },
+	{ "x { @[comm, \"ns\"] = quantize(latency / 1000) }",
+	  "x { @[comm, \"ns\"] = quantize(latency / 1000) }" },
+	{ "x { @[ustack()] = count() }", "x { @[ustack()] = count() }" },
+	{ "x { printf(\"%s\", str(args->filename)) }",
+	  "x { printf(\"%s\", str(args->filename)) }" },
+	{ "x { @ = str(((struct path*)arg0)->dentry->d_name.name) }",
+	  "x { @ = str(((struct path *)arg0)->dentry->d_name.name) }" },
+	{ "x /(unsigned long) a/", "x /(unsigned long)a/" },
+	{ "x /(a).b/", "x /(a).b/" },
+	{ "x /$a.b/", "x /$a.b/" },
+	{ "x /a[1][$i]/", "x /a[1][$i]/" },
+	{ "x /curtask->mm->owner/", "x /curtask->mm->owner/" },
 };
 
 static void test_formats(void)
@@ -258,19 +313,13 @@ struct error_case {
 
 /* Every error message, and the column it points at. */
 static const struct error_case error_cases[] = {
-	/* probe */
 	{ "", 1, "empty probe" },
 	{ "   ", 4, "empty probe" },
 	{ "/x/", 1, "empty probe" },
 	{ "  { @ = count() }", 3, "empty probe" },
-	{ ":libc", 1, "empty probe part" },
-	{ "uprobe::malloc", 8, "empty probe part" },
-	{ "uprobe:libc:", 13, "empty probe part" },
-	{ "uprobe:libc: /x/", 13, "empty probe part" },
-	{ "uprobe:libc:{ @ = count() }", 13, "empty probe part" },
-	{ "profile:99:", 12, "empty probe part" },
+	{ ":libc", 1, "empty probe kind" },
 	{ "a:b:c:d:e:f", 11, "too many probe parts (at most 4)" },
-	{ "#x", 1, "unexpected character '#' in probe" },
+	{ "#x", 3, "empty probe" },
 	{ "\"uprobe\":f", 1, "unexpected character '\"' in probe" },
 	{ "./a.out:f", 1, "unexpected character '.' in probe" },
 	{ "off-cpu", 4, "unexpected character '-' in probe" },
@@ -280,29 +329,24 @@ static const struct error_case error_cases[] = {
 	{ "uprobe:./a.out/arg0>1/", 20, "unexpected character '>' in probe" },
 	{ "uprobe:\"abc", 8, "unterminated string" },
 	{ "uprobe:\"a\\qb\"", 11, "unknown escape '\\q'" },
-
-	/* lexer */
 	{ "x /comm == \"ab/", 12, "unterminated string" },
 	{ "x /comm == \"a\\", 12, "unterminated string" },
 	{ "x /s == \"\\x\"/", 11, "unknown escape '\\x'" },
 	{ "x /s == \"\\'\"/", 11, "unknown escape '\\''" },
-	{ "x /s == \"\\\x01\"/", 11, "unexpected character '\\x01' after '\\'" },
+	{ "x /s == \"\\\x01" "\"/", 11, "unexpected character '\\x01' after '\\'" },
 	{ "x /a # b/", 6, "unexpected character '#'" },
-	{ "x /a \xc3\xa9/", 6, "unexpected character '\\xc3'" },
-	{ "x /a\x7f/", 5, "unexpected character '\\x7f'" },
-	{ "x /a & b/", 6, "expected '&&'" },
-	{ "x /a | b/", 6, "expected '||'" },
-	{ "x /a - 1/", 6, "unexpected character '-'" },
-	{ "x /a + 1/", 6, "unexpected character '+'" },
-	{ "x /1.5/", 5, "unexpected character '.'" },
+	{ "x /a \xc3" "\xa9" "/", 6, "unexpected character '\\xc3'" },
+	{ "x /a\x7f" "/", 5, "unexpected character '\\x7f'" },
+	{ "x /a $ b/", 6, "expected a variable name after '$'" },
+	{ "x /1.5/", 5, "numbers are integers: no '.'" },
 	{ "x /0x/", 6, "expected hex digits after '0x'" },
 	{ "x /-0xg/", 7, "expected hex digits after '0x'" },
 	{ "x /0123/", 4, "octal numbers are not supported" },
-	{ "x /-00/", 4, "octal numbers are not supported" },
+	{ "x /-00/", 5, "octal numbers are not supported" },
 	{ "x /9223372036854775808/", 4, "number out of range" },
-	{ "x /-9223372036854775809/", 4, "number out of range" },
+	{ "x /-9223372036854775809/", 5, "number out of range" },
 	{ "x /0x8000000000000000/", 4, "number out of range" },
-	{ "x /-0x8000000000000001/", 4, "number out of range" },
+	{ "x /-0x8000000000000001/", 5, "number out of range" },
 	{ "x /0xffffffffffffffff/", 4, "number out of range" },
 	{ "x /99999999999999999999999999/", 4, "number out of range" },
 	{ "x /a == 18446744073709551616/", 9, "number out of range" },
@@ -312,20 +356,18 @@ static const struct error_case error_cases[] = {
 	{ "x /fd./", 7, "expected a field name after '.'" },
 	{ "x /fd.1/", 7, "expected a field name after '.'" },
 	{ "x /fd..a/", 7, "expected a field name after '.'" },
-
-	/* predicate */
 	{ "x //", 4, "empty predicate" },
 	{ "x / /", 5, "empty predicate" },
 	{ "x /a", 5, "expected '/' to close the predicate" },
 	{ "x /a b/", 6, "expected '/' to close the predicate" },
 	{ "x /a { @ = count() }", 6, "expected '/' to close the predicate" },
-	{ "x /a/ b", 7, "expected '{' after the predicate" },
-	{ "x /a/ /b/", 7, "expected '{' after the predicate" },
+	{ "x /a/ b", 8, "expected '/' to close the predicate" },
+	{ "x /a/ /b/", 7, "expected an operand after '/'" },
 	{ "x b", 3, "expected '/' or '{' after the probe" },
 	{ "x ( a )", 3, "expected '/' or '{' after the probe" },
-	{ "x /(a/", 6, "expected ')'" },
-	{ "x /(a b)/", 7, "expected ')'" },
-	{ "x /((a)/", 8, "expected ')'" },
+	{ "x /(a/", 6, "expected ')', not '/'" },
+	{ "x /(a b)/", 7, "expected ')', not 'b'" },
+	{ "x /((a)/", 8, "expected ')', not '/'" },
 	{ "x /", 4, "expected an operand after '/'" },
 	{ "x / && a/", 5, "expected an operand after '/'" },
 	{ "x /a == /", 9, "expected an operand after '=='" },
@@ -338,44 +380,49 @@ static const struct error_case error_cases[] = {
 	{ "x /a == b != c/", 11, "comparisons do not chain" },
 	{ "x /!a == b >= c/", 12, "comparisons do not chain" },
 	{ "x /a = 1/", 6, "use '==' to compare" },
-
-	/* action */
-	{ "x {}", 4, "empty action" },
-	{ "x { }", 5, "empty action" },
-	{ "x { count() }", 5, "expected '@' after '{'" },
-	{ "x {", 4, "expected '@' after '{'" },
-	{ "x { @ }", 7, "expected '='" },
-	{ "x { @x count() }", 8, "expected '='" },
-	{ "x { @ lat = count() }", 7, "expected '='" },
-	{ "x { @[pid] == count() }", 12, "expected '='" },
+	{ "x /a < b == c/", 10, "comparisons do not chain" },
+	{ "x {", 4, "expected '}'" },
+	{ "x { @x count() }", 8, "expected ';' or '}' after the statement, not 'count'" },
+	{ "x { @ lat = count() }", 7, "expected ';' or '}' after the statement, not 'lat'" },
 	{ "x { @a. = count() }", 8, "expected a field name after '.'" },
-	{ "x { @[] = count() }", 7, "expected a key after '['" },
-	{ "x { @[a,] = count() }", 9, "expected a key after ','" },
-	{ "x { @[a, 1] = count() }", 10, "expected a key after ','" },
-	{ "x { @[\"s\"] = count() }", 7, "expected a key after '['" },
-	{ "x { @[a b] = count() }", 9, "expected ']'" },
-	{ "x { @[a", 8, "expected ']'" },
-	{ "x { @[a,b,c,d,e,f,g,h,i] = count() }", 23, "too many keys (at most 8)" },
-	{ "x { @ = }", 9, "expected an aggregation function after '='" },
-	{ "x { @ = 1() }", 9, "expected an aggregation function after '='" },
-	{ "x { @ = count }", 15, "expected '(' after the function name" },
-	{ "x { @ = count( }", 16, "expected an argument after '('" },
-	{ "x { @ = f(a,) }", 13, "expected an argument after ','" },
-	{ "x { @ = f(,a) }", 11, "expected an argument after '('" },
-	{ "x { @ = f(!a) }", 11, "expected an argument after '('" },
-	{ "x { @ = f(a == b) }", 13, "expected ')'" },
-	{ "x { @ = f(a b) }", 13, "expected ')'" },
-	{ "x { @ = f((a) }", 15, "expected ')'" },
-	{ "x { @ = f(a,b,c,d,e) }", 19, "too many arguments (at most 4)" },
-	{ "x { @ = count()", 16, "expected '}'" },
-	{ "x { @ = count();; }", 17, "expected '}'" },
-	{ "x { @ = count() @ = count() }", 17, "expected '}'" },
-	{ "x { @ = count() } y", 19, "trailing input after '}'" },
-	{ "x { @ = count() } #", 19, "trailing input after '}'" },
-	{ "x { @ = count() }}", 18, "trailing input after '}'" },
-	{ "x { @ = count() }\n\t;", 20, "trailing input after '}'" },
-
-	/* columns run over the whole text, newlines counting one each */
+	{ "x { @[] = count() }", 5, "empty key: write @ without []" },
+	{ "x { @[a,] = count() }", 9, "expected an operand after ','" },
+	{ "x { @[a b] = count() }", 9, "expected ',' or ']', not 'b'" },
+	{ "x { @[a", 8, "expected ',' or ']', not end of input" },
+	{ "x { @ = }", 9, "expected an operand after '='" },
+	{ "x { @ = 1() }", 10, "expected ';' or '}' after the statement, not '('" },
+	{ "x { @ = count( }", 16, "expected an operand after '('" },
+	{ "x { @ = f(a,) }", 13, "expected an operand after ','" },
+	{ "x { @ = f(,a) }", 11, "expected an operand after '('" },
+	{ "x { @ = f(a b) }", 13, "expected ',' or ')', not 'b'" },
+	{ "x { @ = f((a) }", 15, "expected ',' or ')', not '}'" },
+	{ "x { @ = count()", 16, "expected ';' or '}' after the statement, not end of input" },
+	{ "x { @ = count() @ = count() }", 17, "expected ';' or '}' after the statement, not '@'" },
+	{ "x { @ = count() } #", 19, "unexpected character '#'" },
+	{ "x { @ = count() }}", 18, "unexpected character '}' in probe" },
+	{ "x { @ = count() }\n\t;", 20, "unexpected character ';' in probe" },
+	{ "x { 1 = 2 }", 7, "'=' assigns to a variable: @map, $var or self->var" },
+	{ "x { a = 2 }", 7, "'=' assigns to a variable: @map, $var or self->var" },
+	{ "x { a++ }", 6, "'++' assigns to a variable: @map, $var or self->var" },
+	{ "x { ++1 }", 7, "'++' needs a variable: @map, $var or self->var" },
+	{ "x { $ = 1 }", 5, "expected a variable name after '$'" },
+	{ "x { self.x = 1 }", 12, "'=' assigns to a variable: @map, $var or self->var" },
+	{ "x { self->1 = 1 }", 11, "expected a variable name after '->'" },
+	{ "x { if a { } }", 8, "expected '(' after 'if', not 'a'" },
+	{ "x { if (a) @x = 1 }", 12, "expected '{', not '@'" },
+	{ "x { if (a) { } else }", 21, "expected '{', not '}'" },
+	{ "x { @x = a ? b }", 16, "expected ':' of '?:', not '}'" },
+	{ "x { @x = a ? b : }", 18, "expected an operand after ':'" },
+	{ "x /(struct path *)/", 19, "expected an operand after ')'" },
+	{ "x /a->/", 7, "expected a field name after '->'" },
+	{ "x /a->1/", 7, "expected a field name after '->'" },
+	{ "x /a[1/", 7, "expected ']', not '/'" },
+	{ "x { @x[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17] = 1 }", 47, "too many keys (at most 16)" },
+	{ "x { /* oops }", 5, "unterminated comment" },
+	{ "syscall:read, {}", 15, "empty probe" },
+	{ "syscall:read,", 14, "empty probe" },
+	{ "x /a/ y { }", 9, "expected '/' to close the predicate" },
+	{ "BEGIN END", 7, "expected '/' or '{' after the probe" },
 	{ "offcpu\n/pid ==\n/", 16, "expected an operand after '=='" },
 	{ "offcpu\t/\tpid\t=\t1/", 14, "use '==' to compare" },
 };
@@ -401,6 +448,73 @@ static const struct expr_node *node_ok(const struct expr_node *n,
 	return n;
 }
 
+/* A binary node of @op. */
+static const struct expr_node *bin_ok(const struct expr_node *n,
+				      enum expr_op op, int col,
+				      const char *name)
+{
+	n = node_ok(n, EXPR_BINARY, col, name);
+	if (n)
+		CHECK_INT(n->op, op, label("%s: op", name));
+	return n;
+}
+
+/* A node's shape, fully parenthesized: "(a + (b * c))". */
+static void tree_text(const struct expr_node *n, char *buf, size_t len)
+{
+	char l[80], r[80], o[80];
+	int i;
+
+	switch (n->kind) {
+	case EXPR_BINARY:
+		tree_text(n->left, l, sizeof(l));
+		tree_text(n->right, r, sizeof(r));
+		snprintf(buf, len, "(%s %s %s)", l, expr_op_name(n->op), r);
+		return;
+	case EXPR_UNARY:
+		tree_text(n->left, l, sizeof(l));
+		snprintf(buf, len, "(%s%s)", expr_op_name(n->op), l);
+		return;
+	case EXPR_COND:
+		tree_text(n->left, l, sizeof(l));
+		tree_text(n->right, r, sizeof(r));
+		tree_text(n->other, o, sizeof(o));
+		snprintf(buf, len, "(%s ? %s : %s)", l, r, o);
+		return;
+	case EXPR_CAST:
+		tree_text(n->left, l, sizeof(l));
+		snprintf(buf, len, "((%s)%s)", n->name, l);
+		return;
+	case EXPR_MEMBER:
+		tree_text(n->left, l, sizeof(l));
+		snprintf(buf, len, "(%s%s%s)", l, n->arrow ? "->" : ".",
+			 n->name);
+		return;
+	case EXPR_INDEX:
+		tree_text(n->left, l, sizeof(l));
+		tree_text(n->right, r, sizeof(r));
+		snprintf(buf, len, "(%s[%s])", l, r);
+		return;
+	case EXPR_CALL:
+	case EXPR_MAP:
+		snprintf(buf, len, "%s%s%s", n->kind == EXPR_MAP ? "@" : "",
+			 n->name, n->kind == EXPR_CALL || n->has_keys ?
+			 (n->kind == EXPR_CALL ? "(" : "[") : "");
+		for (i = 0; i < n->nargs; i++) {
+			tree_text(n->args[i], l, sizeof(l));
+			strncat(buf, i ? ", " : "", len - strlen(buf) - 1);
+			strncat(buf, l, len - strlen(buf) - 1);
+		}
+		if (n->kind == EXPR_CALL || n->has_keys)
+			strncat(buf, n->kind == EXPR_CALL ? ")" : "]",
+				len - strlen(buf) - 1);
+		return;
+	default:
+		expr_format_node(n, buf, len);
+		return;
+	}
+}
+
 /* The AST of a full clause: every field, every column. */
 static void test_ast_clause(void)
 {
@@ -408,6 +522,8 @@ static void test_ast_clause(void)
 				 "(retval < 0 || pid != 1)/ { @[fd.path] = sum(retval) }";
 	struct expr_error err;
 	struct expr *e = expr_parse(in, &err);
+	const struct expr_clause *c;
+	const struct expr_stmt *st;
 	const struct expr_node *n;
 
 	CHECK(e != NULL, "ast: parses");
@@ -415,192 +531,214 @@ static void test_ast_clause(void)
 		return;
 	CHECK_STR(e->text, in, "ast: text kept as given");
 	CHECK(e->text != in, "ast: text is a copy");
-	CHECK_STR(e->probe.kind, "syscall", "ast: probe kind");
-	CHECK_INT(e->probe.kind_col, 1, "ast: probe kind column");
-	CHECK_INT(e->probe.nparts, 1, "ast: probe parts");
-	CHECK_STR(e->probe.parts[0], "read", "ast: probe part");
-	CHECK_INT(e->probe.part_cols[0], 9, "ast: probe part column");
+	CHECK_INT(e->nclauses, 1, "ast: one clause");
+	c = &e->clauses[0];
+	CHECK_INT(c->nprobes, 1, "ast: one probe");
+	CHECK_STR(c->probes[0].kind, "syscall", "ast: probe kind");
+	CHECK_INT(c->probes[0].kind_col, 1, "ast: probe kind column");
+	CHECK_INT(c->probes[0].nparts, 1, "ast: probe parts");
+	CHECK_STR(c->probes[0].parts[0], "read", "ast: probe part");
+	CHECK_INT(c->probes[0].part_cols[0], 9, "ast: probe part column");
 
-	n = node_ok(e->pred, EXPR_AND, 15, "ast: &&");
+	n = bin_ok(c->pred, EXPR_LAND, 15, "ast: &&");
 	if (n) {
-		const struct expr_node *eq = node_ok(n->left, EXPR_CMP, 15, "ast: ==");
-		const struct expr_node *or = node_ok(n->right, EXPR_OR, 33, "ast: ||");
+		const struct expr_node *eq = bin_ok(n->left, EXPR_EQ, 15, "ast: ==");
+		const struct expr_node *or = bin_ok(n->right, EXPR_LOR, 33, "ast: ||");
 
 		if (eq) {
-			CHECK_INT(eq->op, EXPR_EQ, "ast: == op");
 			if (node_ok(eq->left, EXPR_IDENT, 15, "ast: comm"))
 				CHECK_STR(eq->left->name, "comm", "ast: comm name");
 			if (node_ok(eq->right, EXPR_STR, 23, "ast: \"cat\""))
 				CHECK_STR(eq->right->sval, "cat", "ast: \"cat\" value");
 		}
 		if (or) {
-			const struct expr_node *lt = node_ok(or->left, EXPR_CMP, 33, "ast: <");
-			const struct expr_node *ne = node_ok(or->right, EXPR_CMP, 47, "ast: !=");
+			const struct expr_node *lt = bin_ok(or->left, EXPR_LT, 33, "ast: <");
+			const struct expr_node *ne = bin_ok(or->right, EXPR_NE, 47, "ast: !=");
 
-			if (lt) {
-				CHECK_INT(lt->op, EXPR_LT, "ast: < op");
-				if (node_ok(lt->left, EXPR_IDENT, 33, "ast: retval"))
-					CHECK_STR(lt->left->name, "retval", "ast: retval name");
-				if (node_ok(lt->right, EXPR_INT, 42, "ast: 0"))
-					CHECK_INT(lt->right->ival, 0, "ast: 0 value");
-			}
-			if (ne) {
-				CHECK_INT(ne->op, EXPR_NE, "ast: != op");
-				node_ok(ne->left, EXPR_IDENT, 47, "ast: pid");
-				if (node_ok(ne->right, EXPR_INT, 54, "ast: 1"))
-					CHECK_INT(ne->right->ival, 1, "ast: 1 value");
-			}
+			if (lt && node_ok(lt->right, EXPR_INT, 42, "ast: 0"))
+				CHECK_INT(lt->right->ival, 0, "ast: 0 value");
+			if (ne && node_ok(ne->right, EXPR_INT, 54, "ast: 1"))
+				CHECK_INT(ne->right->ival, 1, "ast: 1 value");
 		}
 	}
 
-	CHECK_INT(e->has_action, 1, "ast: has action");
-	CHECK(e->action.map_name == NULL, "ast: anonymous map");
-	CHECK_INT(e->action.nkeys, 1, "ast: one key");
-	CHECK_STR(e->action.keys[0], "fd.path", "ast: dotted key");
-	CHECK_INT(e->action.key_cols[0], 62, "ast: key column");
-	CHECK_STR(e->action.func, "sum", "ast: func");
-	CHECK_INT(e->action.func_col, 73, "ast: func column");
-	CHECK_INT(e->action.nargs, 1, "ast: one arg");
-	if (node_ok(e->action.args[0], EXPR_IDENT, 77, "ast: arg"))
-		CHECK_STR(e->action.args[0]->name, "retval", "ast: arg name");
+	CHECK(c->has_body, "ast: has a body");
+	CHECK_INT(c->body.n, 1, "ast: one statement");
+	st = c->body.n ? c->body.stmts[0] : NULL;
+	if (st) {
+		CHECK_INT(st->kind, EXPR_STMT_ASSIGN, "ast: an assignment");
+		CHECK_INT(st->op, EXPR_NOPS, "ast: plain '='");
+		CHECK_INT(st->col, 60, "ast: statement column");
+		n = node_ok(st->target, EXPR_MAP, 60, "ast: @[...]");
+		if (n) {
+			CHECK_STR(n->name, "", "ast: anonymous map");
+			CHECK(n->has_keys, "ast: keys written");
+			CHECK_INT(n->nargs, 1, "ast: one key");
+			if (n->nargs && node_ok(n->args[0], EXPR_IDENT, 62, "ast: key"))
+				CHECK_STR(n->args[0]->name, "fd.path", "ast: dotted key");
+		}
+		n = node_ok(st->value, EXPR_CALL, 73, "ast: sum(...)");
+		if (n) {
+			CHECK_STR(n->name, "sum", "ast: func");
+			CHECK_INT(n->nargs, 1, "ast: one arg");
+			if (n->nargs && node_ok(n->args[0], EXPR_IDENT, 77, "ast: arg"))
+				CHECK_STR(n->args[0]->name, "retval", "ast: arg name");
+		}
+	}
 	expr_free(e);
 }
 
-static void test_ast_action(void)
+/* Several clauses, probe lists, statements of each kind. */
+static void test_ast_program(void)
 {
-	static const char in[] = "offcpu { @lat[pid, comm] = "
-				 "lquantize(latency, -5, 0x10, \"s\\\"x\", ) }";
-	static const char ok[] = "offcpu { @lat[pid,comm] = "
-				 "lquantize(latency, -5, 0x10, \"s\\\"x\") }";
+	static const char in[] =
+		"kprobe:vfs_read, tracepoint:a:b { @start[tid] = nsecs; }\n"
+		"kretprobe:vfs_read /@start[tid]/ { @ns[comm] = hist(nsecs - @start[tid]);"
+		" delete(@start[tid]); $x += 2; self->t++; --this->u;"
+		" if (a) { printf(\"%d\\n\", a) } else if (b) { exit() } else { } }\n"
+		"END";
 	struct expr_error err;
-	struct expr *e;
+	struct expr *e = expr_parse(in, &err);
+	const struct expr_clause *c;
+	const struct expr_stmt *st;
+	const struct expr_node *n;
 
-	e = expr_parse(in, &err);
-	CHECK(e == NULL, "ast action: trailing ',' in args rejected");
-	expr_free(e);
-
-	e = expr_parse(ok, &err);
-	CHECK(e != NULL, "ast action: parses");
-	if (!e)
+	CHECK(e != NULL, "program: parses");
+	if (!e) {
+		printf("#   %s at %d\n", err.msg, err.col);
 		return;
-	CHECK(e->pred == NULL, "ast action: no predicate");
-	CHECK_INT(e->probe.nparts, 0, "ast action: kind only");
-	CHECK_STR(e->action.map_name, "lat", "ast action: map name");
-	CHECK_INT(e->action.nkeys, 2, "ast action: two keys");
-	CHECK_STR(e->action.keys[0], "pid", "ast action: key 0");
-	CHECK_STR(e->action.keys[1], "comm", "ast action: key 1");
-	CHECK_INT(e->action.key_cols[0], 15, "ast action: key 0 column");
-	CHECK_INT(e->action.key_cols[1], 19, "ast action: key 1 column");
-	CHECK_STR(e->action.func, "lquantize", "ast action: func");
-	CHECK_INT(e->action.func_col, 27, "ast action: func column");
-	CHECK_INT(e->action.nargs, 4, "ast action: four args");
-	node_ok(e->action.args[0], EXPR_IDENT, 37, "ast action: arg 0");
-	if (node_ok(e->action.args[1], EXPR_INT, 46, "ast action: arg 1"))
-		CHECK_INT(e->action.args[1]->ival, -5, "ast action: -5");
-	if (node_ok(e->action.args[2], EXPR_INT, 50, "ast action: arg 2"))
-		CHECK_INT(e->action.args[2]->ival, 16, "ast action: 0x10");
-	if (node_ok(e->action.args[3], EXPR_STR, 56, "ast action: arg 3"))
-		CHECK_STR(e->action.args[3]->sval, "s\"x", "ast action: unescaped");
-	expr_free(e);
-
-	e = expr_parse("offcpu", &err);
-	CHECK(e != NULL, "ast bare: parses");
-	if (!e)
-		return;
-	CHECK_INT(e->has_action, 0, "ast bare: no action");
-	CHECK(e->pred == NULL, "ast bare: no predicate");
-	CHECK(e->action.func == NULL && e->action.nkeys == 0 &&
-	      e->action.nargs == 0, "ast bare: action empty");
-	expr_free(e);
-
-	e = expr_parse("x { @ = count() }", &err);
-	CHECK(e && e->action.nargs == 0 && e->action.nkeys == 0 &&
-	      !e->action.map_name, "ast: @ = count() has no keys, args, name");
+	}
+	CHECK_INT(e->nclauses, 3, "program: three clauses");
+	c = &e->clauses[0];
+	CHECK_INT(c->nprobes, 2, "program: a probe list");
+	CHECK_STR(c->probes[1].kind, "tracepoint", "program: second probe");
+	CHECK_INT(c->probes[1].kind_col, 18, "program: its column");
+	CHECK(c->pred == NULL, "program: no predicate");
+	c = &e->clauses[1];
+	n = node_ok(c->pred, EXPR_MAP, 78, "program: /@start[tid]/");
+	CHECK_INT(c->body.n, 6, "program: six statements");
+	if (c->body.n == 6) {
+		st = c->body.stmts[0];
+		n = node_ok(st->value, EXPR_CALL, 105, "program: hist()");
+		if (n && n->nargs == 1)
+			bin_ok(n->args[0], EXPR_SUB, 110, "program: nsecs - @start[tid]");
+		st = c->body.stmts[1];
+		CHECK_INT(st->kind, EXPR_STMT_EXPR, "program: delete() a statement");
+		st = c->body.stmts[2];
+		CHECK(st->kind == EXPR_STMT_ASSIGN && st->op == EXPR_ADD &&
+		      st->target->kind == EXPR_VAR &&
+		      !strcmp(st->target->name, "x"), "program: $x += 2");
+		st = c->body.stmts[3];
+		CHECK(st->kind == EXPR_STMT_INCR && st->op == EXPR_ADD &&
+		      !st->prefix && st->target->kind == EXPR_TLS &&
+		      !strcmp(st->target->name, "t"), "program: self->t++");
+		st = c->body.stmts[4];
+		CHECK(st->kind == EXPR_STMT_INCR && st->op == EXPR_SUB &&
+		      st->prefix && st->target->kind == EXPR_CLAUSE_VAR,
+		      "program: --this->u");
+		st = c->body.stmts[5];
+		CHECK(st->kind == EXPR_STMT_IF && st->has_else &&
+		      st->then.n == 1 && st->other.n == 1 &&
+		      st->other.stmts[0]->kind == EXPR_STMT_IF &&
+		      st->other.stmts[0]->has_else &&
+		      st->other.stmts[0]->other.n == 0, "program: if/else if/else");
+	}
+	c = &e->clauses[2];
+	CHECK(!c->has_body && !c->pred && c->nprobes == 1 &&
+	      !strcmp(c->probes[0].kind, "END"), "program: bare END last");
 	expr_free(e);
 }
 
 /* Precedence and associativity, as tree shapes. */
 static void test_ast_shapes(void)
 {
-	struct expr_error err;
-	struct expr *e;
-	const struct expr_node *n;
+	static const struct {
+		const char *in;		/* a predicate */
+		const char *tree;	/* its shape, fully parenthesized */
+	} cases[] = {
+		{ "!a == b", "((!a) == b)" },
+		{ "!(a == b)", "(!(a == b))" },
+		{ "a || b && c", "(a || (b && c))" },
+		{ "a && b || c", "((a && b) || c)" },
+		{ "a || b || c", "((a || b) || c)" },
+		{ "a || (b || c)", "(a || (b || c))" },
+		{ "a | b ^ c & d", "(a | (b ^ (c & d)))" },
+		{ "a & b == c", "(a & (b == c))" },
+		{ "a == b << 1", "(a == (b << 1))" },
+		{ "a << 1 + 2", "(a << (1 + 2))" },
+		{ "a + b * c - d", "((a + (b * c)) - d)" },
+		{ "a - b - c", "((a - b) - c)" },
+		{ "a / b % c", "((a / b) % c)" },
+		{ "-a * ~b", "((-a) * (~b))" },
+		{ "- -a", "(-(-a))" },
+		{ "-5", "-5" },
+		{ " *p + 1", "((*p) + 1)" },
+		{ "a ? b : c ? d : e", "(a ? b : (c ? d : e))" },
+		{ "a || b ? c : d", "((a || b) ? c : d)" },
+		{ "(struct path *)arg0", "((struct path *)arg0)" },
+		{ "args->f->g.h", "((args->f)->g.h)" },
+		{ "a[1][2]", "((a[1])[2])" },
+		{ "@m[k] + $v", "(@m[k] + $v)" },
+		{ "f(a, b + 1)", "f(a, (b + 1))" },
+	};
+	size_t i;
 
-	e = expr_parse("x /!a == b/", &err);
-	n = e ? node_ok(e->pred, EXPR_CMP, 4, "!a == b: ==") : NULL;
-	if (n) {
-		node_ok(n->left, EXPR_NOT, 4, "!a == b: !");
-		if (n->left)
-			node_ok(n->left->left, EXPR_IDENT, 5, "!a == b: a");
-		node_ok(n->right, EXPR_IDENT, 10, "!a == b: b");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char in[256], got[256] = "";
+		struct expr_error err;
+		struct expr *e;
+
+		snprintf(in, sizeof(in), "x /%s/", cases[i].in);
+		e = expr_parse(in, &err);
+		CHECK(e != NULL, label("shape parses: %s", in));
+		if (!e)
+			continue;
+		tree_text(e->clauses[0].pred, got, sizeof(got));
+		CHECK_STR(got, cases[i].tree, label("shape: %s", in));
+		expr_free(e);
 	}
-	expr_free(e);
-
-	e = expr_parse("x /!(a == b)/", &err);
-	n = e ? node_ok(e->pred, EXPR_NOT, 4, "!(a == b): !") : NULL;
-	if (n)
-		node_ok(n->left, EXPR_CMP, 6, "!(a == b): ==");
-	expr_free(e);
-
-	e = expr_parse("x /a || b && c/", &err);
-	n = e ? node_ok(e->pred, EXPR_OR, 4, "a || b && c: ||") : NULL;
-	if (n) {
-		node_ok(n->left, EXPR_IDENT, 4, "a || b && c: a");
-		node_ok(n->right, EXPR_AND, 9, "a || b && c: &&");
-	}
-	expr_free(e);
-
-	e = expr_parse("x /a && b || c/", &err);
-	n = e ? node_ok(e->pred, EXPR_OR, 4, "a && b || c: ||") : NULL;
-	if (n) {
-		node_ok(n->left, EXPR_AND, 4, "a && b || c: &&");
-		node_ok(n->right, EXPR_IDENT, 14, "a && b || c: c");
-	}
-	expr_free(e);
-
-	e = expr_parse("x /a || b || c/", &err);
-	n = e ? node_ok(e->pred, EXPR_OR, 4, "a || b || c: outer") : NULL;
-	if (n) {
-		node_ok(n->left, EXPR_OR, 4, "a || b || c: left-deep");
-		node_ok(n->right, EXPR_IDENT, 14, "a || b || c: c");
-	}
-	expr_free(e);
-
-	e = expr_parse("x /a && b && c/", &err);
-	n = e ? node_ok(e->pred, EXPR_AND, 4, "a && b && c: outer") : NULL;
-	if (n)
-		node_ok(n->left, EXPR_AND, 4, "a && b && c: left-deep");
-	expr_free(e);
-
-	e = expr_parse("x /a || (b || c)/", &err);
-	n = e ? node_ok(e->pred, EXPR_OR, 4, "a || (b || c): outer") : NULL;
-	if (n)
-		node_ok(n->right, EXPR_OR, 10, "a || (b || c): right kept");
-	expr_free(e);
-
-	e = expr_parse("x /(((a)))/", &err);
-	node_ok(e ? e->pred : NULL, EXPR_IDENT, 7, "(((a))): just a");
-	expr_free(e);
 }
 
 static void test_ast_ops(void)
 {
 	static const struct {
-		const char *in;
-		enum expr_cmp_op op;
+		const char *op;
+		enum expr_op want;
 	} ops[] = {
-		{ "x /a == 1/", EXPR_EQ }, { "x /a != 1/", EXPR_NE },
-		{ "x /a < 1/", EXPR_LT },  { "x /a <= 1/", EXPR_LE },
-		{ "x /a > 1/", EXPR_GT },  { "x /a >= 1/", EXPR_GE },
+		{ "==", EXPR_EQ }, { "!=", EXPR_NE }, { "<", EXPR_LT },
+		{ "<=", EXPR_LE }, { ">", EXPR_GT }, { ">=", EXPR_GE },
+		{ "+", EXPR_ADD }, { "-", EXPR_SUB }, { "*", EXPR_MUL },
+		{ "/", EXPR_DIV }, { "%", EXPR_MOD }, { "&", EXPR_BAND },
+		{ "|", EXPR_BOR }, { "^", EXPR_BXOR }, { "<<", EXPR_SHL },
+		{ ">>", EXPR_SHR }, { "&&", EXPR_LAND }, { "||", EXPR_LOR },
 	};
 	struct expr_error err;
 	size_t i;
 
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-		struct expr *e = expr_parse(ops[i].in, &err);
+		char in[32];
+		struct expr *e;
 
-		CHECK(e && e->pred && e->pred->kind == EXPR_CMP &&
-		      e->pred->op == ops[i].op, label("op: %s", ops[i].in));
+		snprintf(in, sizeof(in), "x /a %s 1/", ops[i].op);
+		e = expr_parse(in, &err);
+		CHECK(e && e->clauses[0].pred->kind == EXPR_BINARY &&
+		      e->clauses[0].pred->op == ops[i].want,
+		      label("op: %s", in));
+		CHECK_STR(expr_op_name(ops[i].want), ops[i].op,
+			  label("op name: %s", ops[i].op));
+		expr_free(e);
+	}
+	/* compound assignments and their operators */
+	for (i = 6; i < 16; i++) {
+		char in[48];
+		struct expr *e;
+
+		snprintf(in, sizeof(in), "x { @a %s= 1 }", ops[i].op);
+		e = expr_parse(in, &err);
+		CHECK(e && e->clauses[0].body.stmts[0]->kind ==
+		      EXPR_STMT_ASSIGN &&
+		      e->clauses[0].body.stmts[0]->op == ops[i].want,
+		      label("assign op: %s", in));
 		expr_free(e);
 	}
 }
@@ -610,6 +748,7 @@ static void test_ast_probe(void)
 	static const char in[] = "  usdt:\"/opt/my app\":\"\":a\\:b:x/y:z";
 	struct expr_error err;
 	struct expr *e;
+	const struct expr_probe *pr;
 
 	/* '\' is no part character outside quotes */
 	e = expr_parse(in, &err);
@@ -619,43 +758,64 @@ static void test_ast_probe(void)
 	e = expr_parse("  usdt:\"/opt/my app\":\"\":\"a:b\"", &err);
 	CHECK(e != NULL, "probe: quoted parts parse");
 	if (e) {
-		CHECK_STR(e->probe.kind, "usdt", "probe: kind");
-		CHECK_INT(e->probe.kind_col, 3, "probe: kind column after blanks");
-		CHECK_INT(e->probe.nparts, 3, "probe: three parts");
-		CHECK_STR(e->probe.parts[0], "/opt/my app", "probe: quoted path");
-		CHECK_INT(e->probe.part_cols[0], 8, "probe: column of the quote");
-		CHECK_STR(e->probe.parts[1], "", "probe: empty quoted part");
-		CHECK_INT(e->probe.part_cols[1], 22, "probe: empty part column");
-		CHECK_STR(e->probe.parts[2], "a:b", "probe: quoted ':'");
-		CHECK_INT(e->probe.part_cols[2], 25, "probe: third part column");
+		pr = &e->clauses[0].probes[0];
+		CHECK_STR(pr->kind, "usdt", "probe: kind");
+		CHECK_INT(pr->kind_col, 3, "probe: kind column after blanks");
+		CHECK_INT(pr->nparts, 3, "probe: three parts");
+		CHECK_STR(pr->parts[0], "/opt/my app", "probe: quoted path");
+		CHECK_INT(pr->part_cols[0], 8, "probe: column of the quote");
+		CHECK_STR(pr->parts[1], "", "probe: empty quoted part");
+		CHECK_INT(pr->part_cols[1], 22, "probe: empty part column");
+		CHECK_STR(pr->parts[2], "a:b", "probe: quoted ':'");
+		CHECK_INT(pr->part_cols[2], 25, "probe: third part column");
 	}
 	expr_free(e);
 
 	e = expr_parse("uprobe:bin/server:main/arg0/", &err);
-	CHECK(e && e->probe.nparts == 2, "slash rule: relative path part");
-	if (e) {
-		CHECK_STR(e->probe.parts[0], "bin/server", "slash rule: bin/server");
-		CHECK_STR(e->probe.parts[1], "main", "slash rule: main");
-		CHECK(e->pred && e->pred->kind == EXPR_IDENT,
+	pr = e ? &e->clauses[0].probes[0] : NULL;
+	CHECK(pr && pr->nparts == 2, "slash rule: relative path part");
+	if (pr) {
+		CHECK_STR(pr->parts[0], "bin/server", "slash rule: bin/server");
+		CHECK_STR(pr->parts[1], "main", "slash rule: main");
+		CHECK(e->clauses[0].pred &&
+		      e->clauses[0].pred->kind == EXPR_IDENT,
 		      "slash rule: then the predicate");
 	}
 	expr_free(e);
 
 	e = expr_parse("uprobe:libc:malloc/arg0>1/", &err);
-	CHECK(e && e->probe.nparts == 2 && !strcmp(e->probe.parts[1], "malloc"),
+	CHECK(e && !strcmp(e->clauses[0].probes[0].parts[1], "malloc"),
 	      "slash rule: word part ends at '/'");
-	CHECK(e && e->pred && e->pred->col == 20, "slash rule: predicate column");
+	CHECK(e && e->clauses[0].pred && e->clauses[0].pred->col == 20,
+	      "slash rule: predicate column");
 	expr_free(e);
 
-	e = expr_parse("uprobe:./a.out:f", &err);
-	CHECK(e && e->probe.nparts == 2 && !strcmp(e->probe.parts[0], "./a.out"),
-	      "slash rule: ./ path part");
+	/* the ',' rule: a list inside a part, or a list of probes */
+	e = expr_parse("syscall:read,pread64,tracepoint:a:b,BEGIN, END {}", &err);
+	CHECK(e && e->clauses[0].nprobes == 3, "comma rule: three probes");
+	if (e && e->clauses[0].nprobes == 3) {
+		CHECK_STR(e->clauses[0].probes[0].parts[0], "read,pread64",
+			  "comma rule: a syscall list is one part");
+		CHECK_STR(e->clauses[0].probes[1].parts[1], "b,BEGIN",
+			  "comma rule: no ':' after the word: still the part");
+		CHECK_STR(e->clauses[0].probes[2].kind, "END",
+			  "comma rule: a blank after ',' starts a probe");
+	}
 	expr_free(e);
 
-	e = expr_parse("a:1:2:3:4", &err);
-	CHECK(e && e->probe.nparts == EXPR_MAX_PARTS,
-	      "probe: EXPR_MAX_PARTS parts");
-	CHECK(e && e->probe.part_cols[3] == 9, "probe: last part column");
+	/* DTrace's empty parts and $ in kinds */
+	e = expr_parse("syscall::read:entry, pid$target::malloc:entry", &err);
+	CHECK(e && e->clauses[0].nprobes == 2 &&
+	      !strcmp(e->clauses[0].probes[0].parts[0], "") &&
+	      !strcmp(e->clauses[0].probes[1].kind, "pid$target"),
+	      "probe: DTrace descriptions");
+	expr_free(e);
+
+	/* comments and a script's #! line */
+	e = expr_parse("#!/usr/bin/env bpftrace\n// a line\nBEGIN /* c */ {\n"
+		       "  # pragma\n  @x = 1; /* more */\n}\n", &err);
+	CHECK(e && e->nclauses == 1 && e->clauses[0].body.n == 1,
+	      "comments: skipped");
 	expr_free(e);
 }
 
@@ -682,8 +842,10 @@ static void test_ints(void)
 	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
 		struct expr *e = expr_parse(ints[i].in, &err);
 
-		CHECK(e && e->pred && e->pred->kind == EXPR_INT &&
-		      e->pred->ival == ints[i].want, label("int: %s", ints[i].in));
+		const struct expr_node *n = e ? e->clauses[0].pred : NULL;
+
+		CHECK(n && n->kind == EXPR_INT && n->ival == ints[i].want,
+		      label("int: %s", ints[i].in));
 		expr_free(e);
 	}
 }
@@ -696,7 +858,7 @@ static void test_print_error(void)
 		const char *out;
 	} cases[] = {
 		{ "uprobe:libc:malloc /(arg0 > 1/ { @ = count() }",
-		  "scry: expected ')' at column 30\n"
+		  "scry: expected ')', not '/' at column 30\n"
 		  "    uprobe:libc:malloc /(arg0 > 1/ { @ = count() }\n"
 		  "                                 ^\n" },
 		/* tabs stay tabs in the caret line */
@@ -793,7 +955,8 @@ static void test_limits(void)
 
 	s = nested("(", 64, ")");
 	e = expr_parse(s, &err);
-	CHECK(e && e->pred && e->pred->kind == EXPR_IDENT, "depth: 64 '(' ok");
+	CHECK(e && e->clauses[0].pred &&
+	      e->clauses[0].pred->kind == EXPR_IDENT, "depth: 64 '(' ok");
 	expr_free(e);
 	free(s);
 
@@ -820,23 +983,30 @@ static void test_limits(void)
 	check_error(s, 3 + 65, "nesting too deep (at most 64)");
 	free(s);
 
-	/* "a||a||...": n terms make 2n - 1 nodes; 1024 is the limit */
-	s = malloc(3 + 513 * 3 + 2);
+	/*
+	 * "a||a||...": n terms make 2n - 1 nodes, the probe one more; 4096
+	 * is the limit
+	 */
+	s = malloc(3 + 2049 * 3 + 2);
 	p = s + sprintf(s, "x /a");
-	for (i = 1; i < 512; i++)
+	for (i = 1; i < 2048; i++)
 		p += sprintf(p, "||a");
 	strcpy(p, "/");
 	e = expr_parse(s, &err);
-	CHECK(e != NULL, "nodes: 1023 ok");
+	CHECK(e != NULL, "nodes: 4096 ok");
 	expr_free(e);
 	strcpy(p, "||a/");
-	check_error(s, (int)(p - s) + 3, "expression too long (at most 1024 nodes)");
+	check_error(s, (int)(p - s) + 3, "program too long (at most 4096 nodes)");
 	free(s);
 
-	e = expr_parse("x { @[a,b,c,d,e,f,g,h] = f(a,b,c,d) }", &err);
-	CHECK(e && e->action.nkeys == EXPR_MAX_KEYS &&
-	      e->action.nargs == EXPR_MAX_ARGS, "limits: max keys and args");
+	e = expr_parse("x { @[a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p] = "
+		       "f(a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p) }", &err);
+	CHECK(e && e->clauses[0].body.stmts[0]->target->nargs == 16 &&
+	      e->clauses[0].body.stmts[0]->value->nargs == 16,
+	      "limits: 16 keys and arguments");
 	expr_free(e);
+	check_error("x { @[a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q] = 1 }", 39,
+		    "too many keys (at most 16)");
 }
 
 static void test_misc(void)
@@ -867,7 +1037,7 @@ int main(void)
 	test_formats();
 	test_errors();
 	test_ast_clause();
-	test_ast_action();
+	test_ast_program();
 	test_ast_shapes();
 	test_ast_ops();
 	test_ast_probe();

@@ -272,8 +272,9 @@ static void json_count_only(void)
 		"\"expression\":\"tracepoint:x { @ = count() }\\u0009\\u000a\","
 		"\"duration_s\":2.000125,\"snapshot\":0,\"unit\":null,"
 		"\"value_name\":\"calls\",\"aggregation\":\"count\","
-		"\"rows\":[{\"keys\":{},\"value\":7,\"count\":7,\"sum\":0,"
-		"\"min\":0,\"max\":0,\"avg\":0}],\"losses\":[]}\n";
+		"\"map\":\"@\",\"rows\":[{\"keys\":{},\"value\":7,\"count\":7,"
+		"\"sum\":0,\"min\":0,\"max\":0,\"avg\":0}],\"maps\":[],"
+		"\"losses\":[]}\n";
 	struct report r;
 	char *got;
 	int rc;
@@ -297,9 +298,10 @@ static void json_schema_rejects(void)
 	static const char bad_field[] =
 		"{\"version\":1,\"question\":null,\"expression\":\"x\","
 		"\"duration_s\":1,\"snapshot\":0,\"unit\":null,"
-		"\"value_name\":null,\"aggregation\":\"count\","
+		"\"value_name\":null,\"aggregation\":\"count\",\"map\":\"@\","
 		"\"rows\":[{\"keys\":{},\"value\":1,\"count\":1,\"sum\":0,"
-		"\"min\":0,\"max\":0,\"avg\":0,\"buckets\":[]}],\"losses\":[]}\n";
+		"\"min\":0,\"max\":0,\"avg\":0,\"buckets\":[]}],"
+		"\"maps\":[],\"losses\":[]}\n";
 	static const char not_json[] = "{\"version\":1,}\n";
 
 	if (!have_jsonschema()) {
@@ -350,7 +352,8 @@ static void json_edges(void)
 	new_rows(&r, SCRY_AGG_MAX, 0);
 	got = render(out_json, &r, &rc);
 	CHECK(rc == 0 && got && strstr(got, "\"aggregation\":\"max\","
-					  "\"rows\":[],\"losses\":[]}\n"),
+					  "\"map\":\"@\",\"rows\":[],"
+					  "\"maps\":[],\"losses\":[]}\n"),
 	      "json zero rows");
 	check_schema(got, "json zero rows");
 	free(got);

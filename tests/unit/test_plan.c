@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * plan: what an expression means to the engine. Probe kinds and their
- * parts, the fields each kind gives, the predicate split between the
- * begin and the end of an event, key layout, aggregation parameters, and
- * every semantic error with its column. No root, no system: tracepoint
- * formats come from a fake environment.
+ * plan: what a program means to the engine. Probe kinds and their parts,
+ * the fields each kind gives, the programs every clause compiles to (the
+ * predicate split between the begin of an event and the body), maps and
+ * their keys, printf formats, and every semantic error with its column.
+ * No root, no system: tracepoints come from a fake environment.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -23,28 +23,39 @@ __attribute__((format(printf, 1, 2)))
 static const char *label(const char *fmt, ...)
 {
 	va_list ap;
+	size_t i;
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
+	/* one line per check: tests/run counts them */
+	for (i = 0; what[i]; i++)
+		if (what[i] == '\n')
+			what[i] = ' ';
 	return what;
 }
 
 /*
  * The fake system: tracepoint test:ev has an int `n` (offset 8, 4 bytes,
- * signed), a char[16] `name`, a __data_loc `path`; nothing else exists.
+ * signed), a char[16] `name`, a __data_loc `path`, a char * `ptr`;
+ * test:ev2 has `n` elsewhere; sched:a, sched:b match globs. Kprobes exist
+ * unless no_kprobes.
  */
+static bool no_kprobes;
+
 static int fake_tp_field(const char *cat, const char *name, const char *field,
 			 struct plan_tp_field *out, char *why, size_t len)
 {
+	bool ev2 = !strcmp(name, "ev2");
+
 	memset(out, 0, sizeof(*out));
-	if (strcmp(cat, "test") || strcmp(name, "ev")) {
+	if (strcmp(cat, "test") && strcmp(cat, "sched")) {
 		snprintf(why, len, "no tracepoint %s:%s", cat, name);
 		return -ENOENT;
 	}
 	if (!strcmp(field, "n")) {
-		*out = (struct plan_tp_field){ .offset = 8, .size = 4,
-					       .is_signed = true };
+		*out = (struct plan_tp_field){ .offset = ev2 ? 16 : 8,
+					       .size = 4, .is_signed = true };
 	} else if (!strcmp(field, "name")) {
 		*out = (struct plan_tp_field){ .offset = 12, .size = 16,
 					       .is_string = true };
@@ -52,142 +63,270 @@ static int fake_tp_field(const char *cat, const char *name, const char *field,
 		*out = (struct plan_tp_field){ .offset = 28, .size = 4,
 					       .is_string = true,
 					       .data_loc = true };
+	} else if (!strcmp(field, "ptr")) {
+		*out = (struct plan_tp_field){ .offset = 32, .size = 8,
+					       .is_charptr = true };
 	} else {
-		snprintf(why, len, "tracepoint test:ev has no field '%s' "
-			 "(fields: n name path)", field);
+		snprintf(why, len, "tracepoint %s:%s has no field '%s' "
+			 "(fields: n name path ptr)", cat, name, field);
 		return -ENOENT;
 	}
 	return 0;
 }
 
-static const struct plan_env fake_env = { .tp_field = fake_tp_field };
-
-/* Parse and plan @in; the expression stays alive for the plan's strings. */
-static int build(const char *in, struct plan *p, struct expr **e,
-		 struct expr_error *err)
+static int fake_tp_glob(const char *cat, const char *name,
+			void (*fn)(void *ctx, const char *cat, const char *name),
+			void *ctx)
 {
-	memset(err, 0, sizeof(*err));
-	*e = expr_parse(in, err);
-	if (!*e)
-		return -EINVAL;
-	return plan_build(*e, p, &fake_env, err);
+	static const char *const all[][2] = {
+		{ "sched", "a" }, { "sched", "b" }, { "test", "ev" },
+		{ "test", "ev2" },
+	};
+	int i, n = 0;
+
+	for (i = 0; i < 4; i++) {
+		if ((!strcmp(cat, "*") || !strcmp(cat, all[i][0])) &&
+		    (!strcmp(name, "*") || !strncmp(name, all[i][1], 1) ||
+		     !strcmp(name, "ev*"))) {
+			if (!strcmp(name, "ev*") && strncmp(all[i][1], "ev", 2))
+				continue;
+			fn(ctx, all[i][0], all[i][1]);
+			n++;
+		}
+	}
+	return n;
 }
 
-/* @in plans without error; returns the expression to free. */
-static struct expr *plan_ok(const char *in, struct plan *p)
+static bool fake_has_kprobes(void)
 {
-	struct expr_error err;
-	struct expr *e;
-	int ret = build(in, p, &e, &err);
+	return !no_kprobes;
+}
 
-	CHECK(ret == 0, label("plans: %s", in));
-	if (ret)
-		printf("#   %s at column %d\n", err.msg, err.col);
-	return e;
+static const struct plan_env fake_env = {
+	.tp_field = fake_tp_field,
+	.tp_glob = fake_tp_glob,
+	.has_kprobes = fake_has_kprobes,
+};
+
+struct planned {
+	struct expr *e;
+	struct plan p;
+	struct expr_error err;
+	int ret;
+};
+
+static struct planned *build(const char *in, bool unsafe)
+{
+	struct planned *pl = calloc(1, sizeof(*pl));
+
+	if (!pl)
+		abort();
+	pl->e = expr_parse(in, &pl->err);
+	pl->ret = pl->e ? plan_build(pl->e, &pl->p, &fake_env, unsafe,
+				     &pl->err) : -EINVAL;
+	return pl;
+}
+
+static void done(struct planned *pl)
+{
+	if (!pl)
+		return;
+	if (pl->e)
+		plan_free(&pl->p);
+	expr_free(pl->e);
+	free(pl);
+}
+
+/* @in plans without error. */
+static struct planned *plan_ok(const char *in)
+{
+	struct planned *pl = build(in, true);
+
+	CHECK(pl->ret == 0, label("plans: %s", in));
+	if (pl->ret)
+		printf("#   %s at column %d\n", pl->err.msg, pl->err.col);
+	return pl;
 }
 
 static void plan_err(const char *in, int col, const char *msg)
 {
-	struct expr_error err;
-	struct plan p;
-	struct expr *e;
-	int ret = build(in, &p, &e, &err);
+	struct planned *pl = build(in, false);
 
-	CHECK(ret == -EINVAL && e, label("rejected by plan: %s", in));
-	CHECK_STR(err.msg, msg, label("message: %s", in));
-	CHECK_INT(err.col, col, label("column: %s", in));
-	expr_free(e);
+	CHECK(pl->ret == -EINVAL && pl->e, label("rejected by plan: %s", in));
+	CHECK_STR(pl->err.msg, msg, label("message: %s", in));
+	CHECK_INT(pl->err.col, col, label("column: %s", in));
+	done(pl);
 }
 
-/* A predicate program as text: "F1 I5 EQ S0 STREQ AND". */
-static const char *prog_text(const struct scry_pred_insn *prog, char *buf,
+/* A program as text: "F1 I1 EQ S0=comm S1=#0 SCMP LAND". */
+static const char *prog_text(const struct scry_insn *code, int max, char *buf,
 			     size_t len)
 {
-	static const char *const ops[] = {
+	static const char *const names[SCRY_NOPS] = {
+		[SCRY_OP_ADD] = "ADD", [SCRY_OP_SUB] = "SUB",
+		[SCRY_OP_MUL] = "MUL", [SCRY_OP_DIV] = "DIV",
+		[SCRY_OP_MOD] = "MOD", [SCRY_OP_BAND] = "BAND",
+		[SCRY_OP_BOR] = "BOR", [SCRY_OP_BXOR] = "BXOR",
+		[SCRY_OP_SHL] = "SHL", [SCRY_OP_SHR] = "SHR",
 		[SCRY_OP_EQ] = "EQ", [SCRY_OP_NE] = "NE", [SCRY_OP_LT] = "LT",
 		[SCRY_OP_LE] = "LE", [SCRY_OP_GT] = "GT", [SCRY_OP_GE] = "GE",
-		[SCRY_OP_STREQ] = "STREQ", [SCRY_OP_STRNE] = "STRNE",
-		[SCRY_OP_AND] = "AND", [SCRY_OP_OR] = "OR",
-		[SCRY_OP_NOT] = "NOT",
+		[SCRY_OP_LAND] = "LAND", [SCRY_OP_LOR] = "LOR",
+		[SCRY_OP_NEG] = "NEG", [SCRY_OP_BNOT] = "BNOT",
+		[SCRY_OP_LNOT] = "LNOT", [SCRY_OP_DROP] = "DROP",
+		[SCRY_OP_SID] = "SID", [SCRY_OP_SIGNAL] = "SIGNAL",
+		[SCRY_OP_STACKS] = "STACKS",
 	};
 	size_t n = 0;
 	int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < SCRY_MAX_PRED && prog[i].op != SCRY_OP_END; i++) {
-		const struct scry_pred_insn *in = &prog[i];
+	for (i = 0; i < max && code[i].op != SCRY_OP_END && n < len; i++) {
+		const struct scry_insn *in = &code[i];
+		const char *sep = i ? " " : "";
 
-		if (in->op == SCRY_OP_FIELD)
-			n += snprintf(buf + n, len - n, "%sF%d", i ? " " : "",
-				      in->field);
-		else if (in->op == SCRY_OP_IMM)
-			n += snprintf(buf + n, len - n, "%sI%lld",
-				      i ? " " : "", (long long)in->imm);
-		else if (in->op == SCRY_OP_STREQ || in->op == SCRY_OP_STRNE)
-			n += snprintf(buf + n, len - n, "%sS%d %s",
-				      i ? " " : "", in->str, ops[in->op]);
-		else
-			n += snprintf(buf + n, len - n, "%s%s", i ? " " : "",
-				      in->op < sizeof(ops) / sizeof(ops[0]) &&
-				      ops[in->op] ? ops[in->op] : "?");
-		if (n >= len)
+		switch (in->op) {
+		case SCRY_OP_IMM:
+			n += snprintf(buf + n, len - n, "%sI%lld", sep,
+				      (long long)in->imm);
 			break;
+		case SCRY_OP_FIELD:
+			n += snprintf(buf + n, len - n, "%sF%d", sep, in->a);
+			break;
+		case SCRY_OP_LDL: case SCRY_OP_STL: case SCRY_OP_LDT:
+		case SCRY_OP_STT:
+			n += snprintf(buf + n, len - n, "%s%s%d", sep,
+				      in->op == SCRY_OP_LDL ? "LDL" :
+				      in->op == SCRY_OP_STL ? "STL" :
+				      in->op == SCRY_OP_LDT ? "LDT" : "STT",
+				      in->a);
+			break;
+		case SCRY_OP_JMP: case SCRY_OP_JZ:
+			n += snprintf(buf + n, len - n, "%s%s@%u", sep,
+				      in->op == SCRY_OP_JMP ? "JMP" : "JZ",
+				      in->d);
+			break;
+		case SCRY_OP_SCOMM:
+			n += snprintf(buf + n, len - n, "%sS%d=comm", sep,
+				      in->a);
+			break;
+		case SCRY_OP_SLIT:
+			n += snprintf(buf + n, len - n, "%sS%d=#%lld", sep,
+				      in->a, (long long)in->imm);
+			break;
+		case SCRY_OP_SREAD:
+			n += snprintf(buf + n, len - n, "%sS%d=str", sep,
+				      in->a);
+			break;
+		case SCRY_OP_STP:
+			n += snprintf(buf + n, len - n, "%sS%d=tp%d", sep,
+				      in->a, in->c);
+			break;
+		case SCRY_OP_SFROMID:
+			n += snprintf(buf + n, len - n, "%sS%d=id", sep,
+				      in->a);
+			break;
+		case SCRY_OP_SCOPY:
+			n += snprintf(buf + n, len - n, "%sS%d=S%d", sep,
+				      in->a, in->b);
+			break;
+		case SCRY_OP_SSTORE:
+			n += snprintf(buf + n, len - n, "%sSTS%d", sep, in->a);
+			break;
+		case SCRY_OP_SCMP:
+			n += snprintf(buf + n, len - n, "%sSCMP%s", sep,
+				      in->c ? "!" : "");
+			break;
+		case SCRY_OP_MLOAD: case SCRY_OP_MSTORE: case SCRY_OP_MADD:
+		case SCRY_OP_MDEL: case SCRY_OP_MAGG:
+			n += snprintf(buf + n, len - n, "%s%s%d/k%d", sep,
+				      in->op == SCRY_OP_MLOAD ? "MLOAD" :
+				      in->op == SCRY_OP_MSTORE ? "MSTORE" :
+				      in->op == SCRY_OP_MADD ? "MADD" :
+				      in->op == SCRY_OP_MDEL ? "MDEL" : "MAGG",
+				      in->a, in->b);
+			break;
+		case SCRY_OP_OUT:
+			n += snprintf(buf + n, len - n, "%sOUT%lld", sep,
+				      (long long)in->imm);
+			break;
+		case SCRY_OP_READ:
+			n += snprintf(buf + n, len - n, "%sREAD%d", sep, in->a);
+			break;
+		default:
+			n += snprintf(buf + n, len - n, "%s%s", sep,
+				      in->op < SCRY_NOPS && names[in->op] ?
+				      names[in->op] : "?");
+		}
 	}
 	return buf;
 }
 
-static void check_split(const char *in, const char *begin, const char *end)
+static void check_code(const char *in, int clause, const char *begin,
+		       const char *body)
 {
-	char buf[512];
-	struct plan p;
-	struct expr *e = plan_ok(in, &p);
+	struct planned *pl = plan_ok(in);
+	char buf[1024];
 
-	if (e) {
-		CHECK_STR(prog_text(p.pred_begin, buf, sizeof(buf)), begin,
-			  label("begin program: %s", in));
-		CHECK_STR(prog_text(p.pred_end, buf, sizeof(buf)), end,
-			  label("end program: %s", in));
+	if (!pl->ret && clause < pl->p.nclauses) {
+		const struct plan_clause *cl = &pl->p.clauses[clause];
+
+		CHECK_STR(prog_text(cl->begin, SCRY_MAX_BEGIN_INSNS, buf,
+				    sizeof(buf)), begin,
+			  label("begin of clause %d: %s", clause, in));
+		CHECK_STR(prog_text(cl->body, SCRY_MAX_INSNS, buf,
+				    sizeof(buf)), body,
+			  label("body of clause %d: %s", clause, in));
 	}
-	expr_free(e);
+	done(pl);
 }
 
-/* Every kind: its source, begin/end nature, stacks and entry flags. */
+/* Every kind: its source, begin/end nature, flags. */
 static void test_kinds(void)
 {
 	static const struct {
 		const char *in;
 		const struct source *src;
-		bool end, at_begin, at_entry;
+		unsigned flags;
 	} cases[] = {
-		{ "offcpu", &source_offcpu, true, true, false },
-		{ "uprobe:libc:malloc", &source_uprobe, false, false, true },
-		{ "uretprobe:libc:malloc", &source_uretprobe, true, false,
-		  false },
-		{ "usdt:./srv:app:start", &source_usdt, false, false, false },
-		{ "syscall:read", &source_syscall, true, false, false },
-		{ "tracepoint:test:ev", &source_tracepoint, false, false,
-		  false },
-		{ "profile", &source_profile, false, false, false },
+		{ "offcpu", &source_offcpu,
+		  SCRY_CL_END | SCRY_CL_STACKS_AT_BEGIN },
+		{ "uprobe:libc:malloc", &source_uprobe, 0 },
+		{ "uretprobe:libc:malloc", &source_uretprobe, SCRY_CL_END },
+		{ "usdt:./srv:app:start", &source_usdt, 0 },
+		{ "syscall:read", &source_syscall, SCRY_CL_END },
+		{ "syscall::read:entry", &source_syscall, SCRY_CL_ENTRY },
+		{ "syscall::read:return", &source_syscall, SCRY_CL_END },
+		{ "tracepoint:test:ev", &source_tracepoint, 0 },
+		{ "profile", &source_profile, 0 },
+		{ "profile:hz:49", &source_profile, 0 },
+		{ "interval:s:1", &source_interval, SCRY_CL_ANY_TASK },
+		{ "software:faults:1", &source_software, 0 },
+		{ "hardware:cycles", &source_hardware, 0 },
+		{ "kprobe:vfs_read", &source_kprobe, 0 },
+		{ "kretprobe:vfs_read", &source_kretprobe, SCRY_CL_END },
+		{ "fbt::vfs_read:entry", &source_fbt, 0 },
+		{ "fbt::vfs_read:return", &source_fbt, SCRY_CL_END },
+		{ "BEGIN", &source_begin, 0 },
+		{ "END", &source_end, 0 },
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct plan p;
-		struct expr *e = plan_ok(cases[i].in, &p);
+		struct planned *pl = plan_ok(cases[i].in);
 
-		if (!e)
-			continue;
-		CHECK(p.src == cases[i].src, label("source: %s", cases[i].in));
-		CHECK_INT(p.has_end, cases[i].end,
-			  label("has_end: %s", cases[i].in));
-		CHECK_INT(p.stacks_at_begin, cases[i].at_begin,
-			  label("stacks_at_begin: %s", cases[i].in));
-		CHECK_INT(p.ustack_at_entry, cases[i].at_entry,
-			  label("ustack_at_entry: %s", cases[i].in));
-		/* a bare probe counts its firings */
-		CHECK_INT(p.agg, SCRY_AGG_COUNT, label("count: %s",
-						      cases[i].in));
-		expr_free(e);
+		if (!pl->ret) {
+			CHECK(pl->p.probes[0].src == cases[i].src,
+			      label("source: %s", cases[i].in));
+			CHECK_INT(pl->p.clauses[0].flags & ~(SCRY_CL_KSTACK |
+							     SCRY_CL_USTACK),
+				  cases[i].flags, label("flags: %s",
+						       cases[i].in));
+			/* a bare probe counts its firings */
+			CHECK(pl->p.nmaps == 1 && pl->p.maps[0].agg ==
+			      SCRY_AGG_COUNT, label("counts: %s",
+						    cases[i].in));
+		}
+		done(pl);
 	}
 	for (i = 0; sources[i]; i++)
 		CHECK(source_find(sources[i]->name) == sources[i],
@@ -195,186 +334,275 @@ static void test_kinds(void)
 	CHECK(source_find("nope") == NULL, "source_find(nope) is NULL");
 }
 
-static void test_targets(void)
+static void test_probe_parts(void)
 {
-	struct plan p;
-	struct expr *e;
+	struct planned *pl;
 
-	e = plan_ok("uprobe:libc:malloc", &p);
-	if (e) {
-		CHECK_INT(p.ntarget, 2, "uprobe: two targets");
-		CHECK_STR(p.target[0], "libc", "uprobe: LIB");
-		CHECK_STR(p.target[1], "malloc", "uprobe: FUNC");
-		CHECK_INT(p.target_cols[1], 13, "uprobe: FUNC column");
+	pl = plan_ok("syscall:read,pread64,openat");
+	if (!pl->ret) {
+		const __u64 *set = pl->p.probes[0].syscall_set;
+
+		CHECK(set[0] & 1ULL << 0, "syscall set: read (0)");
+		CHECK(set[0] & 1ULL << 17, "syscall set: pread64 (17)");
+		CHECK(set[4] & 1ULL << (257 - 256), "syscall set: openat (257)");
+		CHECK(!(set[0] & 1ULL << 1), "syscall set: not write");
 	}
-	expr_free(e);
+	done(pl);
+	pl = plan_ok("syscall:*read*");
+	if (!pl->ret)
+		CHECK((pl->p.probes[0].syscall_set[0] & 0x20001) == 0x20001,
+		      "syscall glob: read and pread64");
+	done(pl);
+	pl = plan_ok("syscall:::entry");
+	if (!pl->ret)
+		CHECK(pl->p.probes[0].syscall_set[0] == ~0ULL &&
+		      pl->p.probes[0].syscall_entry, "DTrace syscall:::entry: all");
+	done(pl);
+	pl = plan_ok("profile:997");
+	CHECK(!pl->ret && pl->p.probes[0].hz == 997, "profile:997");
+	done(pl);
+	pl = plan_ok("profile:ms:10");
+	CHECK(!pl->ret && pl->p.probes[0].period == 10000000 &&
+	      !pl->p.probes[0].hz, "profile:ms:10: a period");
+	done(pl);
+	pl = plan_ok("profile:::tick-1sec");
+	CHECK(!pl->ret && pl->p.probes[0].period == 1000000000 &&
+	      pl->p.probes[0].one_cpu, "DTrace tick-1sec: one CPU, 1 s");
+	done(pl);
+	pl = plan_ok("interval:ms:250");
+	CHECK(!pl->ret && pl->p.probes[0].period == 250000000 &&
+	      pl->p.probes[0].one_cpu, "interval:ms:250");
+	done(pl);
+	pl = plan_ok("software:page-faults:100");
+	CHECK(!pl->ret && pl->p.probes[0].period == 100 &&
+	      pl->p.probes[0].perf_type == 1 /* PERF_TYPE_SOFTWARE */ &&
+	      pl->p.probes[0].perf_config == 2 /* PAGE_FAULTS */,
+	      "software:page-faults:100");
+	done(pl);
+	pl = plan_ok("software:cs");
+	CHECK(!pl->ret && pl->p.probes[0].period == 1000,
+	      "software:cs: every 1000th by default");
+	done(pl);
+	pl = plan_ok("tracepoint:sched:* { @[probe] = count() }");
+	if (!pl->ret) {
+		char buf[64];
 
-	e = plan_ok("syscall:read,pread64,openat", &p);
-	if (e) {
-		CHECK(p.syscall_set[0] & 1ULL << 0, "syscall set: read (0)");
-		CHECK(p.syscall_set[0] & 1ULL << 17, "syscall set: pread64 (17)");
-		CHECK(p.syscall_set[4] & 1ULL << (257 - 256),
-		      "syscall set: openat (257)");
-		CHECK(!(p.syscall_set[0] & 1ULL << 1), "syscall set: not write");
+		CHECK_INT(pl->p.probes[0].nnames, 2, "tracepoint glob: two");
+		CHECK_STR(plan_probe_label(&pl->p, 1, false, buf, sizeof(buf)),
+			  "tracepoint:sched:b", "probe label: by cookie");
+		CHECK_STR(plan_probe_label(&pl->p, 1, true, buf, sizeof(buf)),
+			  "b", "func label: the event");
 	}
-	expr_free(e);
+	done(pl);
+	pl = plan_ok("syscall:read,write { @[probe, func] = count() }");
+	if (!pl->ret) {
+		char buf[64];
 
-	e = plan_ok("profile", &p);
-	if (e)
-		CHECK_INT(p.profile_hz, 99, "profile: 99 Hz by default");
-	expr_free(e);
-	e = plan_ok("profile:997", &p);
-	if (e)
-		CHECK_INT(p.profile_hz, 997, "profile:997");
-	expr_free(e);
+		CHECK_STR(plan_probe_label(&pl->p, 1, false, buf, sizeof(buf)),
+			  "syscall:write", "syscall probe: by number");
+		CHECK_STR(plan_probe_label(&pl->p, 0, true, buf, sizeof(buf)),
+			  "read", "syscall func: the name");
+	}
+	done(pl);
+	pl = plan_ok("uprobe:libc:malloc, uprobe:libc:free { @[func] = count() }");
+	if (!pl->ret) {
+		char buf[64];
+
+		CHECK_INT(pl->p.probes[1].cookie0, 1, "second probe's cookie");
+		CHECK_STR(plan_probe_label(&pl->p, 1, true, buf, sizeof(buf)),
+			  "free", "func of the second probe");
+		CHECK_STR(plan_probe_label(&pl->p, (1ULL << 32) | 0, false, buf,
+					   sizeof(buf)), "4294967296",
+			  "no clause 1: the number");
+	}
+	done(pl);
 }
 
-/* Fields land at begin unless only the end knows them. */
-static void test_split(void)
+/*
+ * The predicate split: pure event fields at begin (before stacks and
+ * parking), the rest (latency, retval, maps, time) first in the body,
+ * then the stack walk, then the statements.
+ */
+static void test_code(void)
 {
-	char f[16][16];
-	int i;
-
-	for (i = 0; i < 16; i++)
-		snprintf(f[i], sizeof(f[i]), "F%d", i);
-	/* pid == 1 && retval < 0 && comm == "cat" */
-	check_split("syscall:read /pid == 1 && retval < 0 && comm == \"cat\"/",
-		    "F1 I1 EQ S0 STREQ AND", "F12 I0 LT");
-	/* without an end, everything runs at once, at begin */
-	check_split("uprobe:libc:malloc /arg0 > 10 && pid != 2/",
-		    "F6 I10 GT F1 I2 NE AND", "");
-	/* a disjunction that needs the end goes whole to the end */
-	check_split("uretprobe:libc:malloc /retval == 0 || pid == 3/",
-		    "", "F12 I0 EQ F1 I3 EQ OR");
-	check_split("offcpu /latency >= 1000 && state == 2/",
-		    "F14 I2 EQ", "F13 I1000 GE");
-	check_split("syscall:read /errno == 2/", "", "F15 I2 EQ");
-	check_split("offcpu /!(pid == 1)/", "F1 I1 EQ NOT", "");
-	check_split("offcpu", "", "");
-	/* the same string twice is one constant */
-	check_split("offcpu /comm == \"a\" || comm != \"a\"/",
-		    "S0 STREQ S0 STRNE OR", "");
+	/* F1 pid, F12 retval, S0=comm, F13 latency, F14 state */
+	check_code("syscall:read /pid == 1 && retval < 0 && comm == \"cat\"/",
+		   0, "F1 I1 EQ S0=comm S1=#0 SCMP LAND",
+		   "F12 I0 LT JZ@6 I1 MAGG0/k0");
+	check_code("uprobe:libc:malloc /arg0 > 10 && pid != 2/ "
+		   "{ @[ustack] = quantize(arg0) }", 0,
+		   "F6 I10 GT F1 I2 NE LAND", "STACKS F6 MAGG0/k0");
+	check_code("uretprobe:libc:malloc /retval == 0 || pid == 3/", 0,
+		   "", "F12 I0 EQ F1 I3 EQ LOR JZ@10 I1 MAGG0/k0");
+	/* offcpu's stacks are the adapter's, at begin: no STACKS */
+	check_code("offcpu /latency >= 1000 && state == 2/ "
+		   "{ @[kstack, ustack, comm] = quantize(latency) }", 0,
+		   "F14 I2 EQ", "F13 I1000 GE JZ@6 F13 MAGG0/k0");
+	check_code("offcpu /!(pid == 1)/", 0, "F1 I1 EQ LNOT", "I1 MAGG0/k0");
+	/* map reads, time: in the body */
+	check_code("kprobe:a { @s[tid] = nsecs } kretprobe:a /@s[tid]/ "
+		   "{ @ns[comm] = hist(nsecs - @s[tid]); delete(@s[tid]) }",
+		   1, "", "MLOAD0/k1 JZ@7 F20 MLOAD0/k3 SUB MAGG1/k2 MDEL0/k4");
+	check_code("kprobe:a { @s[tid] = nsecs }", 0, "", "F20 MSTORE0/k0");
+	/* arithmetic, strings, variables, if */
+	check_code("uprobe:a:b { $a = arg0 * 2 + 1; if ($a > 3) { @x = $a } else "
+		   "{ @y = -$a } }", 0, "",
+		   "F6 I2 MUL I1 ADD STL0 LDL0 I3 GT JZ@13 LDL0 MSTORE0/k0 "
+		   "JMP@16 LDL0 NEG MSTORE1/k1");
+	check_code("tracepoint:test:ev /args.name == \"x\"/ "
+		   "{ @[args->n, str(args.ptr)] = sum(args.n) }", 0, "",
+		   "S0=tp0 S1=#0 SCMP JZ@9 F7 F8 S0=str F7 MAGG0/k0");
+	check_code("uprobe:a:b { printf(\"%d %s\\n\", pid, comm); exit() }", 0,
+		   "", "F1 S0=comm OUT0 OUT1");
+	check_code("uprobe:a:b { @[probe] = count() } BEGIN { @n = 1 }", 1, "",
+		   "I1 MSTORE1/k1");
+	check_code("uprobe:a:b { self->t = nsecs; @[arg0 ? 1 : 2] = count(); "
+		   "self->t++ }", 0, "",
+		   "F20 STT0 F6 JZ@6 I1 JMP@7 I2 I1 MAGG0/k0 LDT0 I1 ADD STT0");
+	check_code("uprobe:a:b { $s = comm; @[$s] = count() }", 0, "",
+		   "S0=comm STS7 S0=S7 I1 MAGG0/k0");
+	check_code("uprobe:a:b /comm != \"a\"/ { @x[pid] += 5; @x[tid]-- }", 0,
+		   "S0=comm S1=#0 SCMP!", "I5 MADD0/k0 I1 NEG MADD0/k1");
 }
 
-/* A predicate may use 31 operations at begin and 31 at end, however joined. */
-static void test_pred_limit(void)
+static void test_maps(void)
 {
-	char in[1024], *o;
-	int i;
+	struct planned *pl;
+	const struct plan_map *m;
 
-	/* 10 comparisons of 3 operations + 9 '&&' = 39 > 31 */
-	o = in + sprintf(in, "offcpu /pid == 1");
-	for (i = 0; i < 9; i++)
-		o += sprintf(o, " && pid == 1");
-	sprintf(o, "/");
-	plan_err(in, 105, "predicate too long: at most 31 operations (fields, "
-		 "numbers, operators) run at the begin of an event and 31 at "
-		 "its end");
-	o = in + sprintf(in, "offcpu /pid == 1");
-	for (i = 0; i < 9; i++)
-		o += sprintf(o, " || pid == 1");
-	sprintf(o, "/");
-	plan_err(in, 105, "predicate too long: at most 31 operations (fields, "
-		 "numbers, operators) run at the begin of an event and 31 at "
-		 "its end");
-	/* 8 comparisons + 7 joins = 31 fits, either way */
-	o = in + sprintf(in, "offcpu /pid == 1");
-	for (i = 0; i < 7; i++)
-		o += sprintf(o, " && pid == 1");
-	sprintf(o, "/");
-	expr_free(plan_ok(in, &(struct plan){}));
-	o = in + sprintf(in, "offcpu /pid == 1");
-	for (i = 0; i < 7; i++)
-		o += sprintf(o, " || pid == 1");
-	sprintf(o, "/");
-	expr_free(plan_ok(in, &(struct plan){}));
-	/* the begin and the end each have their own 31 */
-	o = in + sprintf(in, "offcpu /pid == 1");
-	for (i = 0; i < 7; i++)
-		o += sprintf(o, " && pid == 1");
-	for (i = 0; i < 8; i++)
-		o += sprintf(o, " && latency > 1");
-	sprintf(o, "/");
-	expr_free(plan_ok(in, &(struct plan){}));
+	pl = plan_ok("offcpu { @[kstack, ustack, comm] = quantize(latency) }");
+	if (!pl->ret) {
+		m = &pl->p.maps[0];
+		CHECK_STR(m->name, "@", "map: anonymous");
+		CHECK_INT(m->nkeys, 3, "map: three keys");
+		CHECK(m->key_dst[0] == SCRY_KC_KSTACK &&
+		      m->key_dst[1] == SCRY_KC_USTACK &&
+		      m->key_dst[2] == SCRY_KC_COMM, "map: stack, stack, comm");
+		CHECK(pl->p.keyspecs[0].src[0] == SCRY_F_KSTACK &&
+		      pl->p.keyspecs[0].src[2] == SCRY_F_COMM,
+		      "keys: read in place");
+		CHECK_STR(m->unit, "ns", "map: latency in ns");
+		CHECK(pl->p.key_kstack && pl->p.key_ustack, "plan: stacks");
+		CHECK(!pl->p.ustack_at_entry, "offcpu: not at an entry");
+	}
+	done(pl);
+	pl = plan_ok("syscall:read { @[fd.path, errno] = sum(retval) }");
+	if (!pl->ret) {
+		m = &pl->p.maps[0];
+		CHECK(m->key_dst[0] == SCRY_KC_INT0 && m->key_field[0] ==
+		      SCRY_F_FDPATH && m->keys[0].fmt == PLAN_F_STRID,
+		      "fd.path: a stored string, in ints[0]");
+		CHECK(m->key_dst[1] == SCRY_KC_INT0 + 1 && m->key_field[1] ==
+		      SCRY_F_ERRNO, "errno: ints[1]");
+		CHECK_STR(m->key_names[0], "fd.path", "key name: fd.path");
+		CHECK(pl->p.clauses[0].flags & SCRY_CL_FDPATH,
+		      "fd.path: resolved at entry");
+		CHECK(pl->p.uses_strings, "fd.path: in the string store");
+	}
+	done(pl);
+	pl = plan_ok("uprobe:a:b { @m[arg0 / 1024, str(arg1), stack] = count() }");
+	if (!pl->ret) {
+		m = &pl->p.maps[0];
+		CHECK_INT(m->nkeys, 4, "stack is two columns");
+		CHECK_STR(m->key_names[0], "arg0 / 1024", "key name: as written");
+		CHECK(m->key_dst[1] == SCRY_KC_STR0 + 1, "str(): a string column");
+		CHECK_STR(m->key_names[3], "ustack", "stack: kstack, ustack");
+	}
+	done(pl);
+	pl = plan_ok("uprobe:libc:malloc { @[usym(arg0), ustack] = count() }");
+	if (!pl->ret) {
+		m = &pl->p.maps[0];
+		CHECK(m->has_pid && m->keys[0].fmt == PLAN_F_USYM,
+		      "usym: with its pid");
+		CHECK(pl->p.ustack_at_entry, "uprobe stacks: at an entry");
+	}
+	done(pl);
+	pl = plan_ok("uprobe:a:b { @a = count(); @v[pid] = comm; @w = 1; "
+		     "@h = lhist(arg0, 0, 100, 10); @s = stats(arg0) }");
+	if (!pl->ret) {
+		CHECK_INT(pl->p.nmaps, 5, "five maps");
+		CHECK(pl->p.maps[1].kind == PLAN_MAP_VAR &&
+		      pl->p.maps[1].val.kind == PLAN_V_STR,
+		      "@v: a variable of strings");
+		CHECK(pl->p.maps[3].agg == SCRY_AGG_LQUANTIZE &&
+		      pl->p.maps[3].lq_levels == 10, "lhist: lquantize");
+		CHECK_INT(pl->p.maps[4].agg, SCRY_AGG_STATS, "stats()");
+		CHECK_INT(plan_main_map(&pl->p), 0, "main map: the first agg");
+		CHECK_INT(plan_map_find(&pl->p, "@h"), 3, "find @h");
+		CHECK_INT(plan_map_find(&pl->p, "w"), 2, "find w");
+		CHECK_INT(plan_map_find(&pl->p, "@nope"), -1, "find nothing");
+		CHECK(pl->p.uses_vars && pl->p.uses_strings, "vars, strings");
+	}
+	done(pl);
+	/* declared by a later clause: read first, assigned after */
+	pl = plan_ok("kretprobe:f /@s[tid]/ { @x = count() } "
+		     "kprobe:f { @s[tid] = 1 }");
+	done(pl);
 }
 
-static void test_keys(void)
+static void test_printf(void)
 {
-	struct plan p;
-	struct expr *e;
+	struct planned *pl;
+	const struct plan_out *o;
 
-	e = plan_ok("offcpu { @[kstack, ustack, comm] = quantize(latency) }",
-		    &p);
-	if (e) {
-		CHECK(p.key_kstack && p.key_ustack && p.key_comm,
-		      "offcpu keys: kstack, ustack, comm");
-		CHECK_INT(p.nkeys, 3, "offcpu: 3 key columns");
-		CHECK_INT(p.agg, SCRY_AGG_QUANTIZE, "offcpu: quantize");
-		CHECK_INT(p.val_field, SCRY_F_LATENCY, "offcpu: of latency");
-		CHECK_STR(p.unit, "ns", "offcpu: unit ns");
+	pl = plan_ok("uprobe:a:b { printf(\"%-8s %5d %%x %llx %p %c\\n\", comm, "
+		     "pid, arg0, arg1, arg2) }");
+	if (!pl->ret) {
+		o = &pl->p.outs[0];
+		CHECK_INT(o->nconvs, 5, "printf: five conversions");
+		CHECK_STR(o->convs[0].spec, "%-8s", "printf: %-8s");
+		CHECK_STR(o->convs[1].text, " ", "printf: text between");
+		CHECK_STR(o->convs[1].spec, "%5lld", "printf: %5d as 64-bit");
+		CHECK_STR(o->convs[2].text, " %x ", "printf: %% is a %");
+		CHECK_STR(o->convs[2].spec, "%llx", "printf: %llx");
+		CHECK_STR(o->convs[3].spec, "0x%llx", "printf: %p");
+		CHECK_STR(o->tail, "\n", "printf: the tail");
+		CHECK_INT(o->def.nargs, 5, "record: five values");
+		CHECK(o->def.args[0] == SCRY_OUT_STR &&
+		      o->def.args[1] == SCRY_OUT_INT, "record: a string, a number");
+		CHECK_INT(o->def.size, sizeof(struct scry_out_hdr) +
+			  sizeof(struct scry_path) + 4 * 8, "record: its size");
 	}
-	expr_free(e);
-
-	e = plan_ok("syscall:read { @[fd.path, errno, pid] = sum(retval) }",
-		    &p);
-	if (e) {
-		CHECK(p.key_fdpath, "fd.path: resolved at begin");
-		CHECK(p.keys[0].string_id && p.keys[0].slot == 0,
-		      "fd.path: a string id in slot 0");
-		CHECK_INT(p.key_ints[0], SCRY_F_FDPATH, "slot 0: fd.path");
-		CHECK_INT(p.key_ints[1], SCRY_F_ERRNO, "slot 1: errno");
-		CHECK_INT(p.key_ints[2], SCRY_F_PID, "slot 2: pid");
-		CHECK(plan_has_strings(&p), "fd.path keys use the string store");
+	done(pl);
+	pl = plan_ok("uprobe:a:b { printf(\"%s %s\\n\", ksym(arg0), probe); "
+		     "print(@m); clear(@m); zero(@m); time(); print(5); "
+		     "@m[1] = 1 }");
+	if (!pl->ret) {
+		CHECK_INT(pl->p.nouts, 6, "six records");
+		CHECK(pl->p.outs[0].convs[0].type.fmt == PLAN_F_KSYM,
+		      "printf: a symbol for %s");
+		CHECK(pl->p.outs[1].kind == PLAN_OUT_PRINT &&
+		      pl->p.outs[1].map == 0, "print(@m)");
+		CHECK_STR(pl->p.outs[4].fmt, "%H:%M:%S\n", "time(): its default");
+		CHECK_INT(pl->p.outs[5].kind, PLAN_OUT_VALUE, "print(5)");
 	}
-	expr_free(e);
-
-	e = plan_ok("tracepoint:test:ev { @[args.name, args.path] = "
-		    "sum(args.n) }", &p);
-	if (e) {
-		CHECK_INT(p.ntp_fields, 3, "tracepoint: three fields read");
-		CHECK_INT(p.key_ints[0], SCRY_F_ARG0, "args.name in args[0]");
-		CHECK(p.keys[0].string_id, "args.name: a string id");
-		CHECK(p.tp_fields[1].data_loc, "args.path: __data_loc");
-		CHECK_INT(p.val_field, SCRY_F_ARG2, "args.n in args[2]");
-		CHECK_INT(p.tp_fields[2].offset, 8, "args.n at offset 8");
-	}
-	expr_free(e);
-	e = plan_ok("tracepoint:test:ev /args.n > 2 && args.n < 9/", &p);
-	if (e)
-		CHECK_INT(p.ntp_fields, 1, "a field used twice is read once");
-	expr_free(e);
+	done(pl);
 }
 
 static void test_lquantize(void)
 {
-	struct plan p;
-	struct expr *e;
+	struct planned *pl;
 
-	e = plan_ok("offcpu { @ = lquantize(latency, 0, 100, 10) }", &p);
-	if (e) {
-		CHECK_INT(p.lq_nslots, 10, "lquantize 0..100 by 10: 10 levels");
-		CHECK_INT(p.lq_low, 0, "lquantize low");
-		CHECK_INT(p.lq_step, 10, "lquantize step");
-	}
-	expr_free(e);
+	pl = plan_ok("offcpu { @ = lquantize(latency, 0, 100, 10) }");
+	CHECK(!pl->ret && pl->p.maps[0].lq_levels == 10,
+	      "lquantize 0..100 by 10: 10 levels");
+	done(pl);
 	/* a step that does not divide the range: whole steps only, as DTrace */
-	e = plan_ok("offcpu { @ = lquantize(latency, 0, 10, 3) }", &p);
-	if (e)
-		CHECK_INT(p.lq_nslots, 3, "lquantize 0..10 by 3: 3 levels");
-	expr_free(e);
+	pl = plan_ok("offcpu { @ = lquantize(latency, 0, 10, 3) }");
+	CHECK(!pl->ret && pl->p.maps[0].lq_levels == 3,
+	      "lquantize 0..10 by 3: 3 levels");
+	done(pl);
 	/* extremes computed exactly, no signed overflow */
-	e = plan_ok("offcpu { @ = lquantize(latency, -9223372036854775808, "
-		    "9223372036854775807, 4611686018427387904) }", &p);
-	if (e)
-		CHECK_INT(p.lq_nslots, 3, "lquantize over all of s64 by 2^62: "
-			  "3 levels");
-	expr_free(e);
-	e = plan_ok("offcpu { @ = lquantize(latency, -9223372036854775808, "
-		    "9223372036854775807, 9223372036854775807) }", &p);
-	if (e)
-		CHECK_INT(p.lq_nslots, 2, "lquantize over all of s64 by "
-			  "s64 max: 2 levels");
-	expr_free(e);
+	pl = plan_ok("offcpu { @ = lquantize(latency, -9223372036854775808, "
+		     "9223372036854775807, 4611686018427387904) }");
+	CHECK(!pl->ret && pl->p.maps[0].lq_levels == 3,
+	      "lquantize over all of s64 by 2^62: 3 levels");
+	done(pl);
+	pl = plan_ok("offcpu { @ = lquantize(latency, -9223372036854775808, "
+		     "9223372036854775807, 9223372036854775807) }");
+	CHECK(!pl->ret && pl->p.maps[0].lq_levels == 2,
+	      "lquantize over all of s64 by s64 max: 2 levels");
+	done(pl);
 	plan_err("offcpu { @ = lquantize(latency, -9223372036854775808, "
 		 "9223372036854775807, 1) }", 76, "lquantize has at most 62 "
 		 "steps, (high - low) / step is 18446744073709551615: raise "
@@ -391,73 +619,231 @@ static void test_lquantize(void)
 	plan_err("offcpu { @ = lquantize(latency, 0, 63, 1) }", 40,
 		 "lquantize has at most 62 steps, (high - low) / step is 63: "
 		 "raise the step");
-	expr_free(plan_ok("offcpu { @ = lquantize(latency, 0, 62, 1) }",
-			  &(struct plan){}));
+	done(plan_ok("offcpu { @ = lquantize(latency, 0, 62, 1) }"));
+	done(plan_ok("offcpu { @ = lquantize(latency, -5, 5, 1) }"));
+}
+
+/* The limits, each said once, the same way. */
+static void test_limits(void)
+{
+	char in[4096], *o;
+	int i;
+
+	/* 10 comparisons of 3 operations + 9 '&&' = 39 > 31 at begin */
+	o = in + sprintf(in, "offcpu /pid == 1");
+	for (i = 0; i < 9; i++)
+		o += sprintf(o, " && pid == 1");
+	sprintf(o, "/");
+	plan_err(in, 105, "clause too long: at most 31 operations run at the "
+		 "begin of an event");
+	/* the same joined with '||': one conjunct, the same limit */
+	o = in + sprintf(in, "offcpu /pid == 1");
+	for (i = 0; i < 9; i++)
+		o += sprintf(o, " || pid == 1");
+	sprintf(o, "/");
+	plan_err(in, 9, "clause too long: at most 31 operations run at the "
+		 "begin of an event");
+	/* 8 comparisons + 7 joins = 31 fits, either way */
+	o = in + sprintf(in, "offcpu /pid == 1");
+	for (i = 0; i < 7; i++)
+		o += sprintf(o, " && pid == 1");
+	sprintf(o, "/");
+	done(plan_ok(in));
+	o = in + sprintf(in, "offcpu /pid == 1");
+	for (i = 0; i < 7; i++)
+		o += sprintf(o, " || pid == 1");
+	sprintf(o, "/");
+	done(plan_ok(in));
+	/* a body: 95 operations */
+	o = in + sprintf(in, "uprobe:a:b { @x = 1");
+	for (i = 0; i < 46; i++)
+		o += sprintf(o, " + 1");
+	sprintf(o, " }");
+	done(plan_ok(in));	/* 93 + MSTORE = 94 */
+	o = in + sprintf(in, "uprobe:a:b { @x = 1");
+	for (i = 0; i < 48; i++)
+		o += sprintf(o, " + 1");
+	sprintf(o, " }");
+	plan_err(in, 211, "clause too long: at most 95 operations");
+	/* nine clauses */
+	o = in;
+	for (i = 0; i < 9; i++)
+		o += sprintf(o, "uprobe:a:b { } ");
+	plan_err(in, 121, "too many clauses (at most 8)");
+	/* values pending: 17 nested additions from the right */
+	o = in + sprintf(in, "uprobe:a:b { @x = ");
+	for (i = 0; i < 16; i++)
+		o += sprintf(o, "1 + (");
+	o += sprintf(o, "1");
+	for (i = 0; i < 16; i++)
+		o += sprintf(o, ")");
+	sprintf(o, " }");
+	plan_err(in, 99, "expression too deep: at most 16 values pending at "
+		 "once");
 }
 
 static void test_errors(void)
 {
+	/* probes */
 	plan_err("offcup", 1, "unknown probe kind 'offcup'; did you mean: "
 		 "offcpu? (offcpu uprobe uretprobe usdt syscall tracepoint "
-		 "profile)");
-	plan_err("zzz", 1, "unknown probe kind 'zzz' (offcpu uprobe uretprobe "
-		 "usdt syscall tracepoint profile)");
+		 "kprobe kretprobe fbt profile interval software hardware "
+		 "BEGIN END)");
 	plan_err("syscall:reed", 9, "unknown syscall 'reed'; did you mean: "
 		 "read, readv, rseq? (scry -l 'syscall:*' lists them)");
 	plan_err("syscall:read,wrte", 14, "unknown syscall 'wrte'; did you "
 		 "mean: write, writev? (scry -l 'syscall:*' lists them)");
 	plan_err("syscall:read,,write", 14, "expected a syscall name");
+	plan_err("syscall:zzz*", 9, "no syscall matches 'zzz*'");
+	plan_err("syscall::read:exit", 15, "DTrace syscall probes end in "
+		 ":entry or :return");
 	plan_err("uprobe:libc", 1, "uprobe probes are written uprobe:LIB:FUNC");
+	plan_err("uprobe::malloc", 8, "empty probe part: uprobe probes are "
+		 "written uprobe:LIB:FUNC");
 	plan_err("offcpu:x", 8, "offcpu probes are written offcpu");
 	plan_err("profile:0", 9, "profile rate must be 1 to 10000 Hz, e.g. "
 		 "profile:99");
-	plan_err("profile:99x", 9, "profile rate must be 1 to 10000 Hz, e.g. "
-		 "profile:99");
+	plan_err("profile:hz:0", 9, "profile probes are written profile:HZ, "
+		 "profile:hz:HZ or profile:s|ms|us:N (HZ 1 to 10000)");
+	plan_err("profile:::tock-1s", 11, "DTrace profile probes are written "
+		 "profile:::profile-HZ or profile:::tick-Ns (s, ms, us, hz)");
+	plan_err("interval:m:1", 10, "interval probes are written "
+		 "interval:s|ms|us|hz:N, e.g. interval:s:1");
+	plan_err("software:nope", 10, "unknown software event 'nope' "
+		 "(cpu-clock cpu task-clock page-faults faults context-switches "
+		 "cs cpu-migrations migrations minor-faults major-faults "
+		 "alignment-faults emulation-faults dummy bpf-output)");
+	plan_err("software:cs:x", 13, "the count must be a positive number: "
+		 "software:cs:N");
 	plan_err("uprobe:libc:mall*", 13, "'mall*' is a glob: globs are for "
 		 "listing (scry -l 'uprobe:...'); name one probe");
+	plan_err("tracepoint:nope:*", 12, "no tracepoint matches nope:* "
+		 "(scry -l 'tracepoint:...' lists them)");
+	plan_err("kprobe:vfs_*", 8, "kprobe: name one kernel function (kprobe "
+		 "globs are not supported)");
+	no_kprobes = true;
+	plan_err("kretprobe:vfs_read", 1, "this kernel has no kprobes (built "
+		 "without CONFIG_KPROBES): kretprobe cannot attach here; "
+		 "tracepoint:, syscall:, offcpu and uprobe: work");
+	no_kprobes = false;
+	plan_err("BEGIN, END", 8, "BEGIN and END probes fire differently: "
+		 "give each its own clause");
+	plan_err("offcpu, uprobe:a:b", 9, "offcpu and uprobe probes fire "
+		 "differently: give each its own clause");
+
+	/* names */
 	plan_err("offcpu /pdi == 1/", 9, "unknown field 'pdi'; did you mean: "
-		 "pid? (fields: pid tid uid comm cpu arg0..arg5 retval latency "
-		 "state errno fd.path args.FIELD)");
+		 "pid, ppid? (fields: pid tid comm cpu uid arg0..arg5 retval latency "
+		 "nsecs elapsed probe func kstack ustack args.FIELD ...; see "
+		 "docs/LANGUAGE.md)");
+	plan_err("uprobe:a:b { @ = count }", 18, "'count' is a function: write "
+		 "count(...)");
 	plan_err("uprobe:libc:malloc /retval > 1/", 21, "'retval' needs a "
-		 "probe with a return: use uretprobe");
-	plan_err("uprobe:libc:malloc /state > 1/", 21, "field 'state' does "
-		 "not exist for uprobe probes");
-	plan_err("offcpu /arg0 > 1/", 9, "field 'arg0' does not exist for "
-		 "offcpu probes");
+		 "probe with a return: use uretprobe (or kretprobe, "
+		 "syscall:NAME)");
+	plan_err("syscall::read:entry { @ = sum(retval) }", 31, "'retval' "
+		 "needs a probe with a return: use uretprobe (or kretprobe, "
+		 "syscall:NAME)");
+	plan_err("uprobe:libc:malloc /state > 1/", 21, "'state' does not "
+		 "exist for uprobe probes");
+	plan_err("offcpu /arg0 > 1/", 9, "'arg0' does not exist for offcpu "
+		 "probes");
 	plan_err("tracepoint:test:ev /args.nope/", 21, "tracepoint test:ev "
-		 "has no field 'nope' (fields: n name path)");
-	plan_err("offcpu /kstack/", 9, "'kstack' is a key, not a value a "
-		 "predicate can test");
-	plan_err("offcpu /comm/", 9, "compare comm with a string: comm == "
-		 "\"name\"");
-	plan_err("offcpu /pid == \"x\"/", 16, "a string can only be compared "
-		 "with comm");
+		 "has no field 'nope' (fields: n name path ptr)");
+	plan_err("tracepoint:test:ev* { @ = sum(args.n) }", 31, "args.n is not "
+		 "at the same place in every tracepoint of the clause "
+		 "(test:ev2 differs): give them their own clauses");
+	plan_err("offcpu { @ = sum(args.n) }", 18, "args.n: only tracepoints "
+		 "have args (arg0..arg5 are this probe's arguments)");
+	plan_err("BEGIN { @[kstack] = count() }", 11, "kstack: BEGIN probes "
+		 "run in no task's context: there is no stack");
+	plan_err("uprobe:a:b { @ = count($x) }", 18, "count() takes 0 arguments");
+	plan_err("uprobe:a:b { $x++ }", 14, "$x is used before it is assigned");
+	plan_err("uprobe:a:b { @x = self->nope }", 19, "self->nope is never "
+		 "assigned");
+	plan_err("uprobe:a:b { print(@nope) }", 20, "@nope is never assigned");
+	plan_err("uprobe:a:b /@m[1]/", 13, "@m is read but never assigned");
+
+	/* types */
+	plan_err("tracepoint:test:ev { @[args.ptr] = count() }", 22, "a key is "
+		 "a char * pointer: use str() for the string it points to");
+	plan_err("tracepoint:test:ev { printf(\"%s\\n\", args->ptr) }", 37,
+		 "%s needs a string, and this is a char * pointer: use str() "
+		 "to read the string it points to");
+	plan_err("tracepoint:test:ev /args.ptr == \"x\"/", 21, "'==' needs a "
+		 "string, and this is a char * pointer: use str() to read the "
+		 "string it points to");
+	plan_err("uprobe:a:b { printf(\"%s\\n\", arg0) }", 29, "%s needs a string, "
+		 "not a number (str(ADDR) reads a string from memory)");
+	plan_err("uprobe:a:b { printf(\"%d\\n\", comm) }", 29, "printf's %lld needs "
+		 "a number, not a string");
+	plan_err("uprobe:a:b { printf(\"%d %d\\n\", pid) }", 14, "printf: the format "
+		 "has 2 conversions, and 1 value follows it");
+	plan_err("uprobe:a:b { printf(\"%q\\n\", pid) }", 21, "printf: unknown "
+		 "conversion '%q' (d i u o x X c s p, with flags, width, "
+		 "precision)");
+	plan_err("uprobe:a:b { printf(pid) }", 14, "printf() is written printf(\""
+		 "FORMAT\", values...) with the format a string");
 	plan_err("offcpu /comm < \"x\"/", 9, "strings compare with == and != "
 		 "only");
-	plan_err("offcpu /comm == \"0123456789abcdef\"/", 17, "string longer "
-		 "than a comm (15 characters): comm can never equal it");
-	plan_err("offcpu { @ = frob(latency) }", 14, "unknown aggregation "
-		 "'frob' (count sum min max avg quantize lquantize)");
-	plan_err("offcpu { @ = sum() }", 14, "sum() takes 1 argument");
-	plan_err("offcpu { @ = count(pid) }", 14, "count() takes 0 arguments");
-	plan_err("offcpu { @ = sum(comm) }", 18, "sum() needs a number; 'comm' "
-		 "is not one");
-	plan_err("offcpu { @ = sum(5) }", 18, "sum() aggregates a field, e.g. "
-		 "sum(arg0)");
-	plan_err("offcpu { @[pid, pid] = count() }", 17, "key 'pid' given "
-		 "twice");
-	plan_err("offcpu { @[pid, tid, uid, cpu, state] = count() }", 32,
-		 "too many numeric keys (at most 4)");
+	plan_err("offcpu /pid == \"x\"/", 9, "'==' compares a number with a "
+		 "string");
+	plan_err("uprobe:a:b { @x = comm; @x = 1 }", 30, "@x holds a string "
+		 "(column 14), not a number");
+	plan_err("uprobe:a:b { @x = count(); @x = 1 }", 28, "@x is an aggregation "
+		 "(column 14): it takes count(), sum() ..., not a value");
+	plan_err("uprobe:a:b { @x = count(); @x = sum(1) }", 33, "@x is another "
+		 "aggregation at column 14: one map, one kind of value");
+	plan_err("uprobe:a:b { @x[pid] = 1; @x[comm] = 2 }", 27, "@x is used with "
+		 "other keys than at column 14: every use of a map takes the "
+		 "same keys");
+	plan_err("uprobe:a:b { @x = count(); @y = @x }", 33, "@x is an aggregation: "
+		 "it prints, but cannot be read (keep a count in a variable: "
+		 "@x_n[...]++)");
+	plan_err("uprobe:a:b { @x = arg0 ? 1 : comm }", 30, "the two sides of '?:' "
+		 "differ: a number and a string");
+	plan_err("uprobe:a:b { @x = str(arg0, 0) }", 29, "str()'s length must be 1 "
+		 "to 255");
+	plan_err("uprobe:a:b { @[pid, tid, uid, cpu, gid] = count() }", 14, "too "
+		 "many numeric and string keys (at most 4, besides comm and the "
+		 "stacks)");
+	plan_err("uprobe:a:b { pid }", 14, "this statement does nothing: assign it "
+		 "(@x = ...) or print it (printf, print)");
+	plan_err("uprobe:a:b { str(arg0) }", 14, "str(): a value, not a statement "
+		 "(assign it: @x = ..., $x = ...)");
+	plan_err("uprobe:a:b { @x = printf(\"\") }", 19, "printf() is a statement, "
+		 "not a value");
+	plan_err("uprobe:a:b { @x = nosuch(1) }", 19, "unknown function 'nosuch'");
+	plan_err("uprobe:a:b { @x = quantise(1) }", 19, "unknown function "
+		 "'quantise'; did you mean: quantize, lquantize?");
+	plan_err("uprobe:a:b { signal(9) }", 14, "signal() sends signals to traced "
+		 "processes: allow it with --unsafe (bpftrace's --unsafe, "
+		 "DTrace's -w)");
+	plan_err("uprobe:a:b { join(arg0) }", 14, "join() is not supported yet: "
+		 "printf(\"%s\", str(args->argv[0])) prints one");
+	plan_err("uprobe:a:b { @x = curtask->mm }", 19, "'->mm': kernel structs "
+		 "through BTF are not supported yet");
+	plan_err("uprobe:a:b { @x = count(); delete(@x[1]) }", 35, "@x is an "
+		 "aggregation: clear(@x) empties it");
+	{
+		struct planned *pl = build("uprobe:a:b { signal(\"SIGKILL\") }",
+					   true);
+
+		CHECK(pl->ret == 0 && pl->p.uses_signal,
+		      "signal() with --unsafe");
+		done(pl);
+	}
 }
 
 int main(void)
 {
 	test_kinds();
-	test_targets();
-	test_split();
-	test_pred_limit();
-	test_keys();
+	test_probe_parts();
+	test_code();
+	test_maps();
+	test_printf();
 	test_lquantize();
+	test_limits();
 	test_errors();
 	return CHECK_DONE();
 }

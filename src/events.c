@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * events: what clauses print while tracing. Records arrive through the
+ * ring buffer `events` in the order the kernel wrote them: printf()
+ * formatted here with the plan's conversions (symbols, probe names and
+ * stored strings resolved now), print(@map) as the map is at that moment,
+ * clear() and zero(), time(), and exit(), which ends the run.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <scry/attach.h>
+#include <scry/drain.h>
+#include <scry/events.h>
+#include <scry/log.h>
+#include <scry/out.h>
+#include <scry/plan.h>
+#include <scry/report.h>
+#include <scry/sym.h>
+
+struct events {
+	struct attach *a;
+	struct syms *syms;
+	FILE *out;
+	bool exit;		/* exit() was called */
+	int err;		/* the first write error */
+};
+
+struct events *events_new(struct attach *a, struct syms *syms, FILE *out)
+{
+	struct events *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->a = a;
+	e->syms = syms;
+	e->out = out;
+	return e;
+}
+
+void events_free(struct events *e)
+{
+	free(e);
+}
+
+bool events_exit(const struct events *e)
+{
+	return e && e->exit;
+}
+
+/* Control characters from traced processes print as '?', as elsewhere. */
+static void put_clean(FILE *f, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && s[i]; i++)
+		fputc((unsigned char)s[i] < 0x20 && s[i] != '\n' &&
+		      s[i] != '\t' ? '?' : s[i], f);
+}
+
+/* A stack by id, one frame a line, as the text output prints keys. */
+static void put_stack_value(struct events *e, const struct plan_type *t,
+			    __s64 id, int pid)
+{
+	char *s = drain_format_stack(e->a, e->syms, t, id, pid);
+
+	if (s) {
+		fputs(s, e->out);
+		free(s);
+	}
+}
+
+/* One value of a printf, as its conversion and type say. */
+static void put_value(struct events *e, const struct plan_conv *cv,
+		      const void *data, const struct scry_out_hdr *h)
+{
+	const struct plan_type *t = &cv->type;
+	char *s;
+	__s64 v;
+
+	if (t->kind == PLAN_V_STR) {
+		const struct scry_path *p = data;
+		char buf[SCRY_PATH_MAX + 1];
+		size_t n = p->len < SCRY_PATH_MAX ? p->len : SCRY_PATH_MAX - 1;
+
+		memcpy(buf, p->str, n);
+		buf[n] = '\0';
+		if (!strcmp(cv->spec, "%s")) {
+			put_clean(e->out, buf, n);
+		} else {
+			char out[1024];
+
+			snprintf(out, sizeof(out), cv->spec, buf);
+			put_clean(e->out, out, sizeof(out));
+		}
+		return;
+	}
+	memcpy(&v, data, sizeof(v));
+	if (t->fmt == PLAN_F_KSTACK || t->fmt == PLAN_F_USTACK) {
+		put_stack_value(e, t, v, h->pid);
+		return;
+	}
+	s = drain_format_value(e->a, e->syms, t, v, h->pid);
+	if (s) {
+		char out[1024];
+
+		if (strchr(cv->spec, 's')) {
+			snprintf(out, sizeof(out), cv->spec, s);
+		} else {
+			/* a number conversion of a named value: the number */
+			snprintf(out, sizeof(out), cv->spec, (long long)v);
+		}
+		put_clean(e->out, out, sizeof(out));
+		free(s);
+		return;
+	}
+	if (strchr(cv->spec, 's')) {
+		/* plan only lets named values reach %s: a number stays one */
+		fprintf(e->out, "%lld", (long long)v);
+		return;
+	}
+	fprintf(e->out, cv->spec, (long long)v);
+}
+
+static void put_printf(struct events *e, const struct plan_out *o,
+		       const struct scry_out_hdr *h, size_t len)
+{
+	const char *data = (const char *)(h + 1);
+	size_t off = 0, need;
+	int i;
+
+	for (i = 0; i < o->nconvs; i++) {
+		need = o->def.args[i] == SCRY_OUT_STR ?
+		       sizeof(struct scry_path) : sizeof(__s64);
+		if (sizeof(*h) + off + need > len)
+			return;		/* a short record: not ours */
+		fputs(o->convs[i].text, e->out);
+		put_value(e, &o->convs[i], data + off, h);
+		off += need;
+	}
+	fputs(o->tail ? o->tail : "", e->out);
+}
+
+/* print(@m): the map now, as the text output prints it at the end. */
+static int put_map(struct events *e, int map)
+{
+	struct report r = { 0 };
+	int err;
+
+	err = drain_one(e->a, e->syms, map, &r);
+	/* under its name, as at the end */
+	if (!err) {
+		r.maps = calloc(1, sizeof(*r.maps));
+		err = r.maps ? 0 : -ENOMEM;
+	}
+	if (!err) {
+		r.maps[0] = &r;
+		r.nmaps = 1;
+		report_sort(&r);
+		err = out_text(e->out, &r);
+	}
+	report_clear(&r);
+	return err;
+}
+
+static void put_time(struct events *e, const char *fmt)
+{
+	char buf[256];
+	struct tm tm;
+	time_t now = time(NULL);
+
+	if (localtime_r(&now, &tm) && strftime(buf, sizeof(buf), fmt, &tm))
+		fputs(buf, e->out);
+}
+
+int events_consume(void *ctx, void *data, size_t len)
+{
+	struct events *e = ctx;
+	const struct scry_out_hdr *h = data;
+	const struct plan *p = e->a->plan;
+	const struct plan_out *o;
+	int err = 0;
+
+	if (len < sizeof(*h) || h->out >= (__u32)p->nouts)
+		return 0;
+	o = &p->outs[h->out];
+	switch (o->kind) {
+	case PLAN_OUT_PRINTF:
+	case PLAN_OUT_VALUE:
+		put_printf(e, o, h, len);
+		break;
+	case PLAN_OUT_PRINT:
+		err = put_map(e, o->map);
+		break;
+	case PLAN_OUT_CLEAR:
+	case PLAN_OUT_ZERO:
+		err = drain_reset(e->a, o->map, o->kind == PLAN_OUT_ZERO);
+		if (err)
+			log_err("%s(%s): %s", o->kind == PLAN_OUT_ZERO ?
+				"zero" : "clear", p->maps[o->map].name,
+				strerror(-err));
+		break;
+	case PLAN_OUT_TIME:
+		put_time(e, o->fmt);
+		break;
+	case PLAN_OUT_EXIT:
+		e->exit = true;
+		break;
+	case PLAN_OUT_JOIN:
+		break;
+	}
+	/* a reader of a pipe sees each event as it happens */
+	if (fflush(e->out) && !e->err)
+		e->err = -errno;
+	return 0;
+}
