@@ -15,7 +15,6 @@
 #include <scry/attach.h>
 #include <scry/drain.h>
 #include <scry/log.h>
-#include <scry/out.h>
 #include <scry/plan.h>
 #include <scry/report.h>
 #include <scry/session.h>
@@ -240,33 +239,18 @@ char *drain_format_value(struct attach *a, struct syms *s,
 	}
 }
 
-char *drain_format_stack(struct attach *a, struct syms *s,
-			 const struct plan_type *t, __s64 id, int pid)
+int drain_stack(struct attach *a, struct syms *s, const struct plan_type *t,
+		__s64 id, int pid, struct report_stack *out)
 {
-	struct report_stack st = { 0 };
-	char *buf = NULL, name[512];
-	size_t len = 0;
-	FILE *m;
-	int i, n;
+	int i, err = fill_stack(a, s, id, pid, t->fmt == PLAN_F_KSTACK, out);
 
-	if (fill_stack(a, s, id, pid, t->fmt == PLAN_F_KSTACK, &st))
-		return NULL;
-	m = open_memstream(&buf, &len);
-	if (!m)
-		return NULL;
-	n = t->limit && t->limit < st.nr ? t->limit : st.nr;
-	for (i = 0; i < n; i++) {
-		out_frame_name(&st.frames[i], name, sizeof(name));
-		fprintf(m, "\n        %s", name);
+	/* kstack(N), ustack(N): the first N frames */
+	if (!err && t->limit && t->limit < out->nr) {
+		for (i = t->limit; i < out->nr; i++)
+			syms_frame_clear(&out->frames[i]);
+		out->nr = t->limit;
 	}
-	if (st.lost)
-		fprintf(m, "\n        [stack lost: raise --max-stacks]");
-	fputc('\n', m);
-	fclose(m);
-	for (i = 0; i < st.nr; i++)
-		syms_frame_clear(&st.frames[i]);
-	free(st.frames);
-	return buf;
+	return err;
 }
 
 /* One key column of map @m's key @k into @rk. */

@@ -18,6 +18,7 @@
 #include <scry/out.h>
 #include <scry/plan.h>
 #include <scry/report.h>
+#include <scry/sane.h>
 #include <scry/sym.h>
 
 struct events {
@@ -50,26 +51,28 @@ bool events_exit(const struct events *e)
 	return e && e->exit;
 }
 
-/* Control characters from traced processes print as '?', as elsewhere. */
-static void put_clean(FILE *f, const char *s, size_t n)
+/*
+ * A string value through %s (with its width, precision), escaped like
+ * every name a traced process gives (sane.h): a comm or a path must not
+ * drive the terminal or forge a line.
+ */
+static void put_string(FILE *f, const char *spec, const char *s)
 {
-	size_t i;
+	char esc[4 * SCRY_PATH_MAX + 1];
 
-	for (i = 0; i < n && s[i]; i++)
-		fputc((unsigned char)s[i] < 0x20 && s[i] != '\n' &&
-		      s[i] != '\t' ? '?' : s[i], f);
+	sane_str(esc, sizeof(esc), s, 0);
+	fprintf(f, spec, esc);
 }
 
 /* A stack by id, one frame a line, as the text output prints keys. */
 static void put_stack_value(struct events *e, const struct plan_type *t,
 			    __s64 id, int pid)
 {
-	char *s = drain_format_stack(e->a, e->syms, t, id, pid);
+	struct report_stack st = { 0 };
 
-	if (s) {
-		fputs(s, e->out);
-		free(s);
-	}
+	if (!drain_stack(e->a, e->syms, t, id, pid, &st))
+		out_stack(e->out, &st);
+	report_stack_free(&st);
 }
 
 /* One value of a printf, as its conversion and type say. */
@@ -87,14 +90,7 @@ static void put_value(struct events *e, const struct plan_conv *cv,
 
 		memcpy(buf, p->str, n);
 		buf[n] = '\0';
-		if (!strcmp(cv->spec, "%s")) {
-			put_clean(e->out, buf, n);
-		} else {
-			char out[1024];
-
-			snprintf(out, sizeof(out), cv->spec, buf);
-			put_clean(e->out, out, sizeof(out));
-		}
+		put_string(e->out, cv->spec, buf);
 		return;
 	}
 	memcpy(&v, data, sizeof(v));
@@ -104,15 +100,10 @@ static void put_value(struct events *e, const struct plan_conv *cv,
 	}
 	s = drain_format_value(e->a, e->syms, t, v, h->pid);
 	if (s) {
-		char out[1024];
-
-		if (strchr(cv->spec, 's')) {
-			snprintf(out, sizeof(out), cv->spec, s);
-		} else {
-			/* a number conversion of a named value: the number */
-			snprintf(out, sizeof(out), cv->spec, (long long)v);
-		}
-		put_clean(e->out, out, sizeof(out));
+		if (strchr(cv->spec, 's'))
+			put_string(e->out, cv->spec, s);
+		else	/* a number conversion of a named value: the number */
+			fprintf(e->out, cv->spec, (long long)v);
 		free(s);
 		return;
 	}

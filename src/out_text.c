@@ -246,7 +246,7 @@ static int put_frame(FILE *f, const struct report_frame *fr)
 }
 
 /* Like dt_print_stack: a newline, then one indented frame per line. */
-static int put_stack(FILE *f, const struct report_stack *st)
+int out_stack(FILE *f, const struct report_stack *st)
 {
 	int i, err;
 
@@ -281,7 +281,7 @@ static int put_key(FILE *f, const struct report_key *k)
 	switch (k->kind) {
 	case REPORT_KEY_KSTACK:
 	case REPORT_KEY_USTACK:
-		return put_stack(f, &k->stack);
+		return out_stack(f, &k->stack);
 	case REPORT_KEY_INT:
 		return put(f, " %*lld", int_width(k->field), (long long)k->i);
 	case REPORT_KEY_STR:

@@ -160,7 +160,7 @@ void report_sort(struct report *r)
 		sort_one(r->maps[i]);
 }
 
-static void stack_free(struct report_stack *st)
+void report_stack_free(struct report_stack *st)
 {
 	int i;
 
@@ -181,7 +181,7 @@ static void row_free(struct report_row *row)
 	for (i = 0; i < row->nkeys && i < REPORT_MAX_KEYS; i++) {
 		struct report_key *k = &row->keys[i];
 
-		stack_free(&k->stack);
+		report_stack_free(&k->stack);
 		free(k->s);
 		k->s = NULL;
 	}

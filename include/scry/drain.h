@@ -41,8 +41,12 @@ int drain_reset(struct attach *a, int map, bool zero);
 char *drain_format_value(struct attach *a, struct syms *s,
 			 const struct plan_type *t, __s64 v, int pid);
 
-/* Stack @id (kernel or user, by @t) symbolized, a frame a line. */
-char *drain_format_stack(struct attach *a, struct syms *s,
-			 const struct plan_type *t, __s64 id, int pid);
+/*
+ * Stack @id (kernel or user, by @t) symbolized into @out (its frames the
+ * caller's to free: report_stack_free()), cut to t->limit frames.
+ */
+struct report_stack;
+int drain_stack(struct attach *a, struct syms *s, const struct plan_type *t,
+		__s64 id, int pid, struct report_stack *out);
 
 #endif /* SCRY_DRAIN_H */

@@ -60,6 +60,13 @@ int out_lquantize(FILE *f, const __u64 slots[SCRY_NBUCKETS],
 /* 1536 -> "1.5 KiB": binary units, one decimal, plain below 1024. */
 void out_human(__u64 v, char *buf, size_t len);
 
+/*
+ * A stack as a key prints: a newline, then a frame a line, indented,
+ * names escaped (sane.h). printf() of a stack prints it the same way.
+ */
+struct report_stack;
+int out_stack(FILE *f, const struct report_stack *st);
+
 /* "module`sym+0xoff" (or "module`0xaddr", "[unknown]") into buf. */
 int out_frame_name(const struct report_frame *fr, char *buf, size_t len);
 

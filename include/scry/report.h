@@ -110,6 +110,9 @@ void report_sort(struct report *r);
 /* After report_sort: keep the @n largest rows (--top) of each map. */
 void report_keep_top(struct report *r, size_t n);
 
+/* Free a stack's frames and their strings (not the struct). */
+void report_stack_free(struct report_stack *st);
+
 /*
  * Free every row, frame and string the report owns, and the other maps'
  * reports (not the struct).
