@@ -363,6 +363,55 @@ static __always_inline void scry_out(struct scry_scratch *s, __u32 o,
 	bpf_ringbuf_submit(rec, 0);
 }
 
+/*
+ * join(ARGV): the strings of a NULL-terminated array of pointers (execve's
+ * argv), at most SCRY_JOIN_ARGS of them, SCRY_JOIN_LEN bytes each.
+ */
+static __always_inline void scry_join(struct scry_scratch *s, __u32 o,
+				      __u64 addr)
+{
+	struct scry_out_hdr *h;
+	__u64 p, *n;
+	bool more = true;
+	char *rec, *dst;
+	int i;
+
+	rec = bpf_ringbuf_reserve(&events, sizeof(*h) + sizeof(*n) +
+				  SCRY_JOIN_ARGS * SCRY_JOIN_LEN, 0);
+	if (!rec) {
+		scry_stat(SCRY_STAT_OUT_LOST);
+		return;
+	}
+	h = (void *)rec;
+	h->out = o;
+	h->pid = s->ev.pid;
+	h->tid = s->ev.tid;
+	h->cpu = s->ev.cpu;
+	h->ts_ns = bpf_ktime_get_ns();
+	n = (void *)(h + 1);
+	*n = 0;
+	for (i = 0; i < SCRY_JOIN_ARGS; i++) {
+		dst = (char *)(n + 1) + i * SCRY_JOIN_LEN;
+		dst[0] = '\0';
+		if (!more)
+			continue;
+		p = 0;
+		if ((scry_kernel_addr(addr) ?
+		     bpf_probe_read_kernel(&p, sizeof(p), (void *)(addr + i * 8)) :
+		     bpf_probe_read_user(&p, sizeof(p), (void *)(addr + i * 8))) ||
+		    !p) {
+			more = false;
+			continue;
+		}
+		if (scry_kernel_addr(p))
+			bpf_probe_read_kernel_str(dst, SCRY_JOIN_LEN, (void *)p);
+		else
+			bpf_probe_read_user_str(dst, SCRY_JOIN_LEN, (void *)p);
+		*n = i + 1;
+	}
+	bpf_ringbuf_submit(rec, 0);
+}
+
 static __always_inline __s64 scry_read_int(__u64 addr, __u32 size,
 					   bool is_signed)
 {
@@ -642,6 +691,9 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 		case SCRY_OP_READ:
 			VS(sp - 1) = scry_read_int(VS(sp - 1) + in->imm, in->a,
 						   in->c);
+			break;
+		case SCRY_OP_JOIN:
+			scry_join(s, in->imm & (SCRY_MAX_OUTS - 1), VS(--sp));
 			break;
 		case SCRY_OP_STACKS:
 			scry_take_stacks(ctx, s, ur, clauses[c].flags);

@@ -168,20 +168,17 @@ int attach_want(struct attach *a, const char *name, int clause)
 
 /*
  * tp_btf needs the tracepoint's btf_trace_* type in vmlinux BTF. Parsing
- * it costs milliseconds: once a run.
+ * it costs milliseconds: once a run, shared with plan (plan_env).
  */
 bool attach_has_tp_btf(struct attach *a, const char *tp)
 {
+	struct btf *btf = a->plan->env->btf ? a->plan->env->btf() : NULL;
 	char name[128];
 
-	if (!a->vmlinux && !a->no_vmlinux) {
-		a->vmlinux = btf__load_vmlinux_btf();
-		a->no_vmlinux = !a->vmlinux;
-	}
-	if (!a->vmlinux)
+	if (!btf)
 		return false;
 	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	return btf__find_by_name_kind(a->vmlinux, name, BTF_KIND_TYPEDEF) >= 0;
+	return btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) >= 0;
 }
 
 static int open_and_load(struct attach *a)
@@ -369,8 +366,6 @@ void attach_close(struct attach *a)
 	free(a->links);
 	a->links = NULL;
 	a->links_cap = 0;
-	btf__free(a->vmlinux);
-	a->vmlinux = NULL;
 	scry__destroy(a->skel);
 	a->skel = NULL;
 }

@@ -134,6 +134,27 @@ static void put_printf(struct events *e, const struct plan_out *o,
 	fputs(o->tail ? o->tail : "", e->out);
 }
 
+/* join(): the strings, SEP between, on a line */
+static void put_join(struct events *e, const struct plan_out *o,
+		     const struct scry_out_hdr *h, size_t len)
+{
+	const __u64 *n = (const void *)(h + 1);
+	const char *strs = (const char *)(n + 1);
+	char buf[SCRY_JOIN_LEN];
+	__u64 i;
+
+	if (len < sizeof(*h) + sizeof(*n) + SCRY_JOIN_ARGS * SCRY_JOIN_LEN)
+		return;
+	for (i = 0; i < *n && i < SCRY_JOIN_ARGS; i++) {
+		memcpy(buf, strs + i * SCRY_JOIN_LEN, sizeof(buf));
+		buf[sizeof(buf) - 1] = '\0';
+		if (i)
+			fputs(o->sep, e->out);
+		put_string(e->out, "%s", buf);
+	}
+	fputc('\n', e->out);
+}
+
 /* print(@m): the map now, as the text output prints it at the end. */
 static int put_map(struct events *e, int map)
 {
@@ -200,6 +221,7 @@ int events_consume(void *ctx, void *data, size_t len)
 		e->exit = true;
 		break;
 	case PLAN_OUT_JOIN:
+		put_join(e, o, h, len);
 		break;
 	}
 	/* a reader of a pipe sees each event as it happens */

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/btf.h>
 #include <scry/expr.h>
 #include <scry/hint.h>
 #include <scry/plan.h>
@@ -45,8 +46,8 @@ int plan_fail(struct expr_error *err, int col, const char *fmt, ...)
 
 #define fail plan_fail
 
-static const struct plan_type T_INT = { PLAN_V_INT, PLAN_F_PLAIN, 0 };
-static const struct plan_type T_STR = { PLAN_V_STR, PLAN_F_PLAIN, 0 };
+static const struct plan_type T_INT = { .kind = PLAN_V_INT };
+static const struct plan_type T_STR = { .kind = PLAN_V_STR };
 
 /* ---- builtins ---------------------------------------------------------- */
 
@@ -106,6 +107,7 @@ static const struct builtin builtins[] = {
 	{ "rand",     SCRY_F_RAND,     PLAN_V_INT, 0, 0, false, false, NULL },
 	{ "cgroup",   SCRY_F_CGROUP,   PLAN_V_INT, 0, 0, false, true, NULL },
 	{ "curtask",  SCRY_F_CURTASK,  PLAN_V_INT, 0, 0, false, false, NULL },
+	{ "curthread", SCRY_F_CURTASK, PLAN_V_INT, 0, 0, false, false, NULL },
 	{ "ppid",     SCRY_F_PPID,     PLAN_V_INT, 0, 0, false, false, NULL },
 	{ "probe",    SCRY_F_PROBE,    PLAN_V_INT, PLAN_F_PROBE, 0, false,
 	  false, NULL },
@@ -448,18 +450,23 @@ static bool is_charptr(const struct plan_type *t)
 	return t->kind == PLAN_V_INT && t->fmt == PLAN_F_CHARPTR;
 }
 
+static int compile_curtask(struct cc *c, int col, struct plan_type *t);
+static int btf_value(struct cc *c, __u32 id, int col, struct plan_type *t);
+
 static int compile_builtin(struct cc *c, const struct builtin *b, int col,
 			   struct plan_type *t)
 {
 	int slot;
 
+	if (b->field == SCRY_F_CURTASK && c->p->env->btf)
+		return compile_curtask(c, col, t);
 	if (b->need & ~c->cl->fields)
 		return missing_field(c, b, col);
 	c->uses_end |= b->at_end;
 	c->impure |= !b->begin_ok;
+	memset(t, 0, sizeof(*t));
 	t->kind = b->kind;
 	t->fmt = b->fmt;
-	t->limit = 0;
 	if (b->field == SCRY_F_KSTACK || b->field == SCRY_F_USTACK) {
 		if (c->p->probes[c->cl->first_probe].src->flags &
 		    SOURCE_NO_STACKS)
@@ -687,7 +694,8 @@ static int key_column(struct cc *c, const struct expr_node *k,
 		return 0;
 	}
 	if (b && b->field == SCRY_F_COMM) {
-		col->type = (struct plan_type){ PLAN_V_STR, PLAN_F_COMM, 0 };
+		col->type = (struct plan_type){ .kind = PLAN_V_STR,
+						.fmt = PLAN_F_COMM };
 		col->src = SCRY_F_COMM;
 		return 0;
 	}
@@ -1029,6 +1037,9 @@ static int compile_unary(struct cc *c, const struct expr_node *n,
 	if (ret)
 		return ret;
 	if (n->op == EXPR_DEREF) {
+		/* *ptr: a typed pointer reads what it points to */
+		if (t->btf && !t->array)
+			return btf_value(c, t->btf, n->col, t);
 		*t = T_INT;
 		c->impure = true;
 		return emit(c, n->col, SCRY_OP_READ, 8, 0, 1, 0, 0, 1, 1);
@@ -1160,6 +1171,7 @@ static int compile_fmt_call(struct cc *c, const struct expr_node *n,
 	ret = ret ? : want_int(c, t, v->col, n->name);
 	if (ret)
 		return ret;
+	*t = T_INT;
 	t->fmt = fmt;
 	return 0;
 }
@@ -1223,15 +1235,292 @@ static int compile_call(struct cc *c, const struct expr_node *n,
 			    hints, sizeof(hints)));
 }
 
-/* args->f, args.f of tracepoints; anything else is a struct access */
+/* ---- kernel structs through BTF ------------------------------------- */
+
+static struct btf *kernel_btf(struct cc *c, int col)
+{
+	struct btf *btf = c->p->env->btf ? c->p->env->btf() : NULL;
+
+	if (!btf)
+		fail(c->err, col, "this kernel has no BTF (/sys/kernel/btf/"
+		     "vmlinux): kernel structs cannot be read");
+	return btf;
+}
+
+/* Through typedefs, const, volatile, restrict, type tags. */
+static const struct btf_type *btf_real(const struct btf *btf, __u32 *id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, *id);
+
+	while (t && (btf_is_typedef(t) || btf_is_mod(t) ||
+		     btf_kind(t) == BTF_KIND_TYPE_TAG)) {
+		*id = t->type;
+		t = btf__type_by_id(btf, *id);
+	}
+	return t;
+}
+
+/*
+ * Member @name of struct/union @id, looking into anonymous members (the
+ * kernel's unions): its type and byte offset. Bitfields say so.
+ */
+static int btf_member(const struct btf *btf, __u32 id, const char *name,
+		      __u32 *mid, __u32 *off, bool *bitfield)
+{
+	const struct btf_type *t = btf_real(btf, &id);
+	const struct btf_member *m;
+	__u32 sub;
+	int i;
+
+	if (!t || !btf_is_composite(t))
+		return -EINVAL;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		const char *mn = btf__name_by_offset(btf, m->name_off);
+		__u32 bits = btf_member_bit_offset(t, i);
+
+		if (mn && *mn) {
+			if (strcmp(mn, name))
+				continue;
+			*mid = m->type;
+			*off = bits / 8;
+			*bitfield = btf_member_bitfield_size(t, i) || bits % 8;
+			return 0;
+		}
+		/* an anonymous struct or union: its members are ours */
+		if (!btf_member(btf, m->type, name, mid, &sub, bitfield)) {
+			*off = bits / 8 + sub;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static const char *btf_type_name(const struct btf *btf, __u32 id, char *buf,
+				 size_t len)
+{
+	const struct btf_type *t = btf_real(btf, &id);
+	const char *n = t ? btf__name_by_offset(btf, t->name_off) : NULL;
+
+	snprintf(buf, len, "%s%s", t && btf_is_struct(t) ? "struct " :
+		 t && btf_is_union(t) ? "union " : "", n && *n ? n : "?");
+	return buf;
+}
+
+/*
+ * A value of BTF type @id whose address is on the stack, as the language
+ * sees it: a number (read, signed or not), a pointer (read: an address
+ * of what it points to), a char array or char * (a string, by str()), an
+ * embedded struct or an array (the address stays, typed).
+ */
+static int btf_value(struct cc *c, __u32 id, int col, struct plan_type *t)
+{
+	const struct btf *btf = c->p->env->btf();
+	const struct btf_type *bt = btf_real(btf, &id), *et;
+	const struct btf_array *arr;
+	__u32 eid;
+	int sz;
+
+	*t = T_INT;
+	if (!bt)
+		return fail(c->err, col, "a kernel type BTF does not know");
+	if (btf_is_composite(bt)) {
+		t->btf = id;		/* embedded: its address */
+		return 0;
+	}
+	if (btf_is_array(bt)) {
+		arr = btf_array(bt);
+		eid = arr->type;
+		et = btf_real(btf, &eid);
+		if (et && btf_is_int(et) && et->size == 1) {
+			/* char name[N]: its string */
+			int slot = slot_get(c, col);
+
+			if (slot < 0)
+				return slot;
+			*t = T_STR;
+			return emit(c, col, SCRY_OP_SREAD, slot, 0, 0,
+				    arr->nelems ? arr->nelems : 1, 0, 1, 1);
+		}
+		t->btf = eid;
+		t->array = true;
+		return 0;
+	}
+	if (btf_is_ptr(bt)) {
+		eid = bt->type;
+		et = btf_real(btf, &eid);
+		if (et && btf_is_int(et) && et->size == 1)
+			t->fmt = PLAN_F_CHARPTR;
+		else if (et && (btf_is_composite(et) || btf_is_ptr(et) ||
+				btf_is_int(et) || btf_is_enum(et) ||
+				btf_is_array(et)))
+			t->btf = eid;
+		c->impure = true;
+		return emit(c, col, SCRY_OP_READ, 8, 0, 0, 0, 0, 1, 1);
+	}
+	if (btf_is_int(bt) || btf_is_enum(bt) || btf_is_enum64(bt)) {
+		sz = btf_is_int(bt) ? bt->size : bt->size;
+		if (sz != 1 && sz != 2 && sz != 4 && sz != 8)
+			return fail(c->err, col, "a %d-byte number: scry reads "
+				    "1, 2, 4 or 8", sz);
+		c->impure = true;
+		return emit(c, col, SCRY_OP_READ, sz, 0,
+			    btf_is_int(bt) &&
+			    (btf_int_encoding(bt) & BTF_INT_SIGNED), 0, 0, 1, 1);
+	}
+	return fail(c->err, col, "a kernel value of a kind scry does not "
+		    "read (a function, a float)");
+}
+
+/*
+ * X->member, X.member, for X an address of a kernel struct: add the
+ * member's offset, then read it as btf_value() says. A dotted name
+ * ("f_path.dentry") is a chain of members.
+ */
+static int btf_members_of(struct cc *c, const char *path, int col,
+			  struct plan_type *t)
+{
+	const struct btf *btf = c->p->env->btf();
+	char name[128], tn[128];
+	__u32 mid, off;
+	bool bitfield;
+	const char *dot;
+	int ret;
+
+	for (;;) {
+		dot = strchr(path, '.');
+		snprintf(name, sizeof(name), "%.*s", dot ? (int)(dot - path) :
+			 (int)strlen(path), path);
+		if (!t->btf || t->array)
+			return fail(c->err, col, "'%s': not a struct: %s",
+				    name, type_name(t));
+		ret = btf_member(btf, t->btf, name, &mid, &off, &bitfield);
+		if (ret)
+			return fail(c->err, col, "%s has no member '%s'",
+				    btf_type_name(btf, t->btf, tn,
+						  sizeof(tn)), name);
+		if (bitfield)
+			return fail(c->err, col, "'%s' is a bitfield: scry "
+				    "does not read those", name);
+		if (off && (emit(c, col, SCRY_OP_IMM, 0, 0, 0, 0, off, 0, 1) ||
+			    emit(c, col, SCRY_OP_ADD, 0, 0, 0, 0, 0, 2, 1)))
+			return -EINVAL;
+		ret = btf_value(c, mid, col, t);
+		if (ret || !dot)
+			return ret;
+		path = dot + 1;
+	}
+}
+
+/* curtask: the current task_struct, typed */
+static int compile_curtask(struct cc *c, int col, struct plan_type *t)
+{
+	struct btf *btf = kernel_btf(c, col);
+	int id;
+
+	if (!btf)
+		return -EINVAL;
+	id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
+	if (id < 0)
+		return fail(c->err, col, "BTF has no struct task_struct");
+	c->impure = true;
+	*t = T_INT;
+	t->btf = id;
+	return emit(c, col, SCRY_OP_FIELD, SCRY_F_CURTASK, 0, 0, 0, 0, 0, 1);
+}
+
+/* args->f, args.f of tracepoints; else a kernel struct's member */
 static int compile_member(struct cc *c, const struct expr_node *n,
 			  struct plan_type *t)
 {
+	int ret;
+
 	if (n->left->kind == EXPR_IDENT && !strcmp(n->left->name, "args") &&
 	    !strchr(n->name, '.'))
 		return compile_tp_arg(c, n->name, n->col, t);
-	return fail(c->err, n->col, "'%s%s': kernel structs through BTF are "
-		    "not supported yet", n->arrow ? "->" : ".", n->name);
+	ret = compile_expr(c, n->left, t);
+	if (ret)
+		return ret;
+	if (!t->btf || t->array)
+		return fail(c->err, n->col, "'%s%s': %s is no kernel struct "
+			    "(curtask is one; cast an address: (struct path *)"
+			    "arg0)", n->arrow ? "->" : ".", n->name,
+			    type_name(t));
+	return btf_members_of(c, n->name, n->col, t);
+}
+
+/* X[i] for X a kernel array or pointer: element i */
+static int compile_index(struct cc *c, const struct expr_node *n,
+			 struct plan_type *t)
+{
+	const struct btf *btf;
+	struct plan_type it;
+	__s64 size;
+	__u32 id;
+	int ret;
+
+	ret = compile_expr(c, n->left, t);
+	if (ret)
+		return ret;
+	if (!t->btf)
+		return fail(c->err, n->col, "'[]': %s is no kernel array or "
+			    "pointer", type_name(t));
+	btf = c->p->env->btf();
+	id = t->btf;
+	size = btf__resolve_size(btf, id);
+	if (size <= 0)
+		return fail(c->err, n->col, "'[]': elements of unknown size");
+	ret = compile_expr(c, n->right, &it);
+	ret = ret ? : want_int(c, &it, n->right->col, "an index");
+	ret = ret ? : emit(c, n->col, SCRY_OP_IMM, 0, 0, 0, 0, size, 0, 1);
+	ret = ret ? : emit(c, n->col, SCRY_OP_MUL, 0, 0, 0, 0, 0, 2, 1);
+	ret = ret ? : emit(c, n->col, SCRY_OP_ADD, 0, 0, 0, 0, 0, 2, 1);
+	return ret ? : btf_value(c, id, n->col, t);
+}
+
+/*
+ * (struct path *)X: X is the address of a struct path; (char *)X a
+ * string's; number types leave X as it is.
+ */
+static int compile_cast(struct cc *c, const struct expr_node *n,
+			struct plan_type *t)
+{
+	const char *ty = n->name;
+	struct btf *btf;
+	char name[128];
+	int ret, id, kind;
+
+	ret = compile_expr(c, n->left, t);
+	ret = ret ? : want_int(c, t, n->left->col, "a cast");
+	if (ret)
+		return ret;
+	if (!strcmp(ty, "char *") || !strcmp(ty, "const char *")) {
+		*t = T_INT;
+		t->fmt = PLAN_F_CHARPTR;
+		return 0;
+	}
+	if (!strchr(ty, '*')) {
+		*t = T_INT;	/* a number type: the same 64-bit value */
+		return 0;
+	}
+	kind = !strncmp(ty, "struct ", 7) ? BTF_KIND_STRUCT :
+	       !strncmp(ty, "union ", 6) ? BTF_KIND_UNION : 0;
+	if (!kind || strchr(ty, '*') != strrchr(ty, '*'))
+		return fail(c->err, n->col, "casts are to (struct NAME *), "
+			    "(union NAME *), (char *) or a number type");
+	snprintf(name, sizeof(name), "%.*s", (int)(strchr(ty, '*') - ty) -
+		 (kind == BTF_KIND_STRUCT ? 8 : 7), ty +
+		 (kind == BTF_KIND_STRUCT ? 7 : 6));
+	btf = kernel_btf(c, n->col);
+	if (!btf)
+		return -EINVAL;
+	id = btf__find_by_name_kind(btf, name, kind);
+	if (id < 0)
+		return fail(c->err, n->col, "the kernel has no %s %s (BTF)",
+			    kind == BTF_KIND_STRUCT ? "struct" : "union", name);
+	*t = T_INT;
+	t->btf = id;
+	return 0;
 }
 
 static int compile_expr(struct cc *c, const struct expr_node *n,
@@ -1284,11 +1573,9 @@ static int compile_expr(struct cc *c, const struct expr_node *n,
 	case EXPR_MEMBER:
 		return compile_member(c, n, t);
 	case EXPR_INDEX:
-		return fail(c->err, n->col, "'[]': arrays through BTF are not "
-			    "supported yet");
+		return compile_index(c, n, t);
 	case EXPR_CAST:
-		return fail(c->err, n->col, "casts to kernel types are not "
-			    "supported yet");
+		return compile_cast(c, n, t);
 	}
 	return fail(c->err, n->col, "internal error: unknown node");
 }
@@ -1400,7 +1687,7 @@ static int compile_agg(struct cc *c, const struct expr_node *target,
 	if (m->nkeys < 0 && m->val.kind == PLAN_V_NONE) {
 		m->kind = PLAN_MAP_AGG;
 		m->agg = ad->agg;
-		m->val = (struct plan_type){ PLAN_V_AGG, 0, 0 };
+		m->val = (struct plan_type){ .kind = PLAN_V_AGG };
 		m->unit = ad->nargs ? value_unit(call->args[0]) : NULL;
 	} else if (m->kind != PLAN_MAP_AGG || m->agg != ad->agg) {
 		return fail(c->err, call->col, "%s is %s at column %d: one "
@@ -1747,6 +2034,34 @@ static int compile_signal(struct cc *c, const struct expr_node *n)
 	return ret ? : emit(c, n->col, SCRY_OP_SIGNAL, 0, 0, 0, 0, 0, 1, 0);
 }
 
+/* join(ARGV [, SEP]): execve's argv on a line, SEP between (" ") */
+static int compile_join(struct cc *c, const struct expr_node *n)
+{
+	struct plan_type t;
+	struct plan_out *o;
+	int ret;
+
+	if (n->nargs < 1 || n->nargs > 2 ||
+	    (n->nargs == 2 && n->args[1]->kind != EXPR_STR))
+		return fail(c->err, n->col, "join() is written join(ARGV) or "
+			    "join(ARGV, \"SEPARATOR\")");
+	ret = compile_expr(c, n->args[0], &t);
+	ret = ret ? : want_int(c, &t, n->args[0]->col, "join()");
+	if (ret)
+		return ret;
+	o = out_new(c, PLAN_OUT_JOIN, n->col);
+	if (!o)
+		return -EINVAL;
+	o->sep = strdup(n->nargs == 2 ? n->args[1]->sval : " ");
+	if (!o->sep)
+		return -ENOMEM;
+	o->def.kind = SCRY_OUT_JOIN;
+	o->def.size = sizeof(struct scry_out_hdr) + sizeof(__u64) +
+		      SCRY_JOIN_ARGS * SCRY_JOIN_LEN;
+	c->impure = true;
+	return emit(c, n->col, SCRY_OP_JOIN, 0, 0, 0, 0, o - c->p->outs, 1, 0);
+}
+
 /* delete(@m[k]) */
 static int compile_delete(struct cc *c, const struct expr_node *n)
 {
@@ -1798,8 +2113,7 @@ static int compile_call_stmt(struct cc *c, const struct expr_node *n)
 	if (!strcmp(f, "signal") || !strcmp(f, "raise"))
 		return compile_signal(c, n);
 	if (!strcmp(f, "join"))
-		return fail(c->err, n->col, "join() is not supported yet: "
-			    "printf(\"%%s\", str(args->argv[0])) prints one");
+		return compile_join(c, n);
 	if (agg_find(n))
 		return fail(c->err, n->col, "%s() aggregates into a map: "
 			    "@name[keys] = %s(...)", f, f);

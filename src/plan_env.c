@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/btf.h>
 #include <scry/plan.h>
 #include <scry/tracefs.h>
 
@@ -64,8 +65,26 @@ static bool has_kprobes(void)
 	       !access(TRACEFS "/kprobe_events", F_OK);
 }
 
+/*
+ * The kernel's BTF, parsed once (milliseconds) when first asked for,
+ * kept for the run: plan's struct access and attach.c's tp_btf checks
+ * share it.
+ */
+static struct btf *vmlinux_btf(void)
+{
+	static struct btf *btf;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		btf = btf__load_vmlinux_btf();
+	}
+	return btf;
+}
+
 const struct plan_env plan_env_system = {
 	.tp_field = tracefs_field,
 	.tp_glob = tp_glob,
 	.has_kprobes = has_kprobes,
+	.btf = vmlinux_btf,
 };

@@ -11,7 +11,6 @@
 #include <scry/plan.h>
 
 struct scry;
-struct btf;
 struct bpf_link;
 struct bpf_program;
 struct scry_opts;
@@ -23,8 +22,6 @@ struct attach {
 	struct bpf_link **links;	/* every attachment, destroyed on close */
 	int nlinks, links_cap;
 	int cpid;			/* the -c command, for `cpid` */
-	struct btf *vmlinux;		/* parsed once, when needed */
-	bool no_vmlinux;
 	int pids[SCRY_MAX_TARGETS];	/* processes filtered in the kernel */
 	int npids;
 	bool filter_targets;		/* filter even while pids is empty (-c) */

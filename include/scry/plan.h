@@ -17,6 +17,7 @@
 #include <scry/prog_abi.h>
 
 struct source;
+struct btf;
 
 /* A tracepoint field, from the event's format. */
 struct plan_tp_field {
@@ -48,6 +49,11 @@ struct plan_env {
 		       void *ctx);
 	/* Does this kernel have kprobes (and so kretprobes)? */
 	bool (*has_kprobes)(void);
+	/*
+	 * The kernel's types (vmlinux BTF), parsed on first use, for
+	 * curtask->mm->... and casts; NULL when there are none.
+	 */
+	struct btf *(*btf)(void);
 };
 
 /* The running system: tracefs (plan_env.c). */
@@ -83,6 +89,13 @@ struct plan_type {
 	enum plan_vkind kind;
 	enum plan_vfmt fmt;
 	int limit;		/* stacks: frames to print, 0 all */
+	/*
+	 * A kernel type (BTF id): the value is the address of an object of
+	 * that type, a struct's through a pointer or an embedded one, an
+	 * array's first element (array), 0 when it is none of these.
+	 */
+	__u32 btf;
+	bool array;
 };
 
 /* One probe as written, and what its source made of it. */

@@ -31,6 +31,8 @@
 #define SCRY_MAX_OUT_ARGS	8	/* values a printf carries */
 #define SCRY_MAX_LITS		16	/* string literals of a program */
 #define SCRY_LIT_MAX		64	/* bytes of a literal, NUL included */
+#define SCRY_JOIN_ARGS		16	/* strings join() prints */
+#define SCRY_JOIN_LEN		128	/* bytes of each, NUL included */
 
 enum scry_op {
 	SCRY_OP_END = 0,	/* stop; a predicate's result is the top */
@@ -76,6 +78,8 @@ enum scry_op {
 	SCRY_OP_READ,		/* pop address; push the a bytes (1, 2, 4,
 				 * 8) at address + imm, signed when c */
 	SCRY_OP_STACKS,		/* take the stacks the clause uses */
+	SCRY_OP_JOIN,		/* pop the address of an array of string
+				 * pointers; record imm of its strings */
 	SCRY_NOPS,
 };
 
@@ -126,6 +130,8 @@ struct scry_mapdef {
 enum scry_out_kind {
 	SCRY_OUT_PRINTF = 1,	/* printf, print(value), trace(), join() */
 	SCRY_OUT_ACTION,	/* print/clear/zero a map, time(), exit() */
+	SCRY_OUT_JOIN,		/* join(): a count, then SCRY_JOIN_ARGS strings
+				 * of SCRY_JOIN_LEN bytes */
 };
 
 /* A value's layout in a record: 8 bytes, or one string slot. */

@@ -104,6 +104,19 @@ check_status "software:page-faults: exit status" $? 0 "$TMP/sw.err"
 check "software:page-faults: the workload's faults counted" \
 	bash -c "awk 'NF == 1 && \$1 > 0 { ok = 1 } END { exit !ok }' '$TMP/sw.out'"
 
+# -- kernel structs through BTF; join() -------------------------------------
+"$SCRY" -q -c "$W $D" "uprobe:$W:lang_fn { @[curtask->pid == pid, curtask->comm, curtask->real_parent->tgid == ppid, ((struct task_struct *)curtask)->mm->start_code > 0] = count() }" \
+	>"$TMP/k.out" 2>"$TMP/k.err"
+check_status "curtask->...: exit status" $? 0 "$TMP/k.err"
+check "curtask->pid, ->comm, ->real_parent->tgid, a cast, ->mm->start_code" \
+	grep -Eq '^ +1  lang_wl +1 +1 +10$' "$TMP/k.out"
+"$SCRY" -q -c "/bin/sh -c '/bin/echo one two three >/dev/null'" \
+	'tracepoint:syscalls:sys_enter_execve { join(args->argv); join(args->argv, ",") }' \
+	>"$TMP/j.out" 2>"$TMP/j.err"
+check_status "join(): exit status" $? 0 "$TMP/j.err"
+check "join(args->argv): the words, blank-separated" grep -qx '/bin/echo one two three' "$TMP/j.out"
+check "join(args->argv, \",\")" grep -qx '/bin/echo,one,two,three' "$TMP/j.out"
+
 # -- errors that name the fix -----------------------------------------------
 expect "signal() needs --unsafe" 2 "^scry: signal\(\) sends signals to traced processes: allow it with --unsafe" \
 	-- "$SCRY" 'uprobe:libc:malloc { signal("SIGKILL") }'

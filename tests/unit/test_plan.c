@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/btf.h>
 #include <scry/expr.h>
 #include <scry/plan.h>
 #include <scry/source.h>
@@ -102,10 +103,60 @@ static bool fake_has_kprobes(void)
 	return !no_kprobes;
 }
 
+/*
+ * The fake kernel's types (ids in order):
+ *   1 int, 2 unsigned long, 3 char, 4 char[16],
+ *   5 struct mm_struct { unsigned long start_code; struct task_struct *owner; }
+ *   6 struct task_struct *, 7 struct task_struct {
+ *	int pid;			@0
+ *	char comm[16];			@8
+ *	struct mm_struct *mm;		@24
+ *	union { int nested; };		@32
+ *	int flags:3;			@40
+ *	char *cptr;			@48
+ *	struct mm_struct embedded;	@56 }
+ *   8 struct mm_struct *, 9 the anonymous union, 10 char *
+ */
+static struct btf *fake_btf;
+
+static struct btf *fake_get_btf(void)
+{
+	struct btf *b = fake_btf;
+
+	if (b)
+		return b;
+	b = btf__new_empty();
+	if (!b)
+		abort();
+	btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	btf__add_int(b, "unsigned long", 8, 0);
+	btf__add_int(b, "char", 1, BTF_INT_SIGNED);
+	btf__add_array(b, 1, 3, 16);
+	btf__add_struct(b, "mm_struct", 16);
+	btf__add_field(b, "start_code", 2, 0, 0);
+	btf__add_field(b, "owner", 6, 64, 0);
+	btf__add_ptr(b, 7);
+	btf__add_struct(b, "task_struct", 72);
+	btf__add_field(b, "pid", 1, 0, 0);
+	btf__add_field(b, "comm", 4, 64, 0);
+	btf__add_field(b, "mm", 8, 192, 0);
+	btf__add_field(b, NULL, 9, 256, 0);
+	btf__add_field(b, "flags", 1, 320, 3);
+	btf__add_field(b, "cptr", 10, 384, 0);
+	btf__add_field(b, "embedded", 5, 448, 0);
+	btf__add_ptr(b, 5);
+	btf__add_union(b, NULL, 4);
+	btf__add_field(b, "nested", 1, 0, 0);
+	btf__add_ptr(b, 3);
+	fake_btf = b;
+	return b;
+}
+
 static const struct plan_env fake_env = {
 	.tp_field = fake_tp_field,
 	.tp_glob = fake_tp_glob,
 	.has_kprobes = fake_has_kprobes,
+	.btf = fake_get_btf,
 };
 
 struct planned {
@@ -250,7 +301,12 @@ static const char *prog_text(const struct scry_insn *code, int max, char *buf,
 				      (long long)in->imm);
 			break;
 		case SCRY_OP_READ:
-			n += snprintf(buf + n, len - n, "%sREAD%d", sep, in->a);
+			n += snprintf(buf + n, len - n, "%sREAD%d%s", sep, in->a,
+				      in->c ? "s" : "");
+			break;
+		case SCRY_OP_JOIN:
+			n += snprintf(buf + n, len - n, "%sJOIN%lld", sep,
+				      (long long)in->imm);
 			break;
 		default:
 			n += snprintf(buf + n, len - n, "%s%s", sep,
@@ -463,6 +519,47 @@ static void test_code(void)
 		   "S0=comm STS7 S0=S7 I1 MAGG0/k0");
 	check_code("uprobe:a:b /comm != \"a\"/ { @x[pid] += 5; @x[tid]-- }", 0,
 		   "S0=comm S1=#0 SCMP!", "I5 MADD0/k0 I1 NEG MADD0/k1");
+}
+
+/* Kernel structs through BTF: offsets, reads, strings, errors. */
+static void test_btf(void)
+{
+	/* F25 curtask */
+	check_code("uprobe:a:b { @[curtask->pid] = count() }", 0, "",
+		   "F25 READ4s I1 MAGG0/k0");
+	check_code("uprobe:a:b { @[curtask->comm] = count() }", 0, "",
+		   "F25 I8 ADD S0=str I1 MAGG0/k0");
+	check_code("uprobe:a:b { @x = curtask->mm->start_code }", 0, "",
+		   "F25 I24 ADD READ8 READ8 MSTORE0/k0");
+	check_code("uprobe:a:b { @x = curtask->mm->owner->pid }", 0, "",
+		   "F25 I24 ADD READ8 I8 ADD READ8 READ4s MSTORE0/k0");
+	check_code("uprobe:a:b { @x = curtask->nested }", 0, "",
+		   "F25 I32 ADD READ4s MSTORE0/k0");
+	check_code("uprobe:a:b { @x = curtask->embedded.start_code }", 0, "",
+		   "F25 I56 ADD READ8 MSTORE0/k0");
+	check_code("uprobe:a:b { @x = ((struct mm_struct *)arg0)->owner->pid }",
+		   0, "", "F6 I8 ADD READ8 READ4s MSTORE0/k0");
+	check_code("uprobe:a:b { @x = str(curtask->cptr) }", 0, "",
+		   "F25 I48 ADD READ8 S0=str MSTORE0/k0");
+	plan_err("uprobe:a:b { @x = curtask->comm[1] }", 19, "'[]': a string "
+		 "is no kernel array or pointer");
+	plan_err("uprobe:a:b { @x = curtask->flags }", 19, "'flags' is a "
+		 "bitfield: scry does not read those");
+	plan_err("uprobe:a:b { @x = curtask->nope }", 19, "struct task_struct "
+		 "has no member 'nope'");
+	plan_err("uprobe:a:b { @x = pid->x }", 19, "'->x': a number is no "
+		 "kernel struct (curtask is one; cast an address: (struct path "
+		 "*)arg0)");
+	plan_err("uprobe:a:b { printf(\"%s\", curtask->cptr) }", 27,
+		 "%s needs a string, and this is a char * pointer: use str() "
+		 "to read the string it points to");
+	plan_err("uprobe:a:b { @x = ((struct nope *)arg0)->x }", 20, "the "
+		 "kernel has no struct nope (BTF)");
+	plan_err("uprobe:a:b { @x = ((struct mm_struct **)arg0) }", 20,
+		 "casts are to (struct NAME *), (union NAME *), (char *) or a "
+		 "number type");
+	check_code("uprobe:a:b { @x = (u32)arg0 + (unsigned long)1 }", 0, "",
+		   "F6 I1 ADD MSTORE0/k0");
 }
 
 static void test_maps(void)
@@ -819,10 +916,11 @@ static void test_errors(void)
 	plan_err("uprobe:a:b { signal(9) }", 14, "signal() sends signals to traced "
 		 "processes: allow it with --unsafe (bpftrace's --unsafe, "
 		 "DTrace's -w)");
-	plan_err("uprobe:a:b { join(arg0) }", 14, "join() is not supported yet: "
-		 "printf(\"%s\", str(args->argv[0])) prints one");
-	plan_err("uprobe:a:b { @x = curtask->mm }", 19, "'->mm': kernel structs "
-		 "through BTF are not supported yet");
+	plan_err("uprobe:a:b { join(arg0, 1) }", 14, "join() is written "
+		 "join(ARGV) or join(ARGV, \"SEPARATOR\")");
+	check_code("uprobe:a:b { join(arg0); join(arg1, \",\") }", 0, "",
+		   "F6 JOIN0 F7 JOIN1");
+
 	plan_err("uprobe:a:b { @x = count(); delete(@x[1]) }", 35, "@x is an "
 		 "aggregation: clear(@x) empties it");
 	{
@@ -840,10 +938,12 @@ int main(void)
 	test_kinds();
 	test_probe_parts();
 	test_code();
+	test_btf();
 	test_maps();
 	test_printf();
 	test_lquantize();
 	test_limits();
 	test_errors();
+	btf__free(fake_btf);
 	return CHECK_DONE();
 }
