@@ -89,6 +89,8 @@ static int expand_files(struct cli *c, const char *verb, const char *calls)
 	snprintf(c->expr, sizeof(c->expr),
 		 "syscall:%s { @[fd.path, errno] = sum(retval) }", calls);
 	c->o.files_verb = verb;
+	c->o.count_label = "calls";	/* pprof's sample types; text has */
+	c->o.sum_label = "bytes";	/* its own file table */
 	c->o.unit = "bytes";
 	c->o.palette = REPORT_PALETTE_BLUE;
 	c->o.value_name = "bytes";

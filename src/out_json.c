@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <scry/out.h>
 #include <scry/report.h>
@@ -145,33 +146,11 @@ static void jseconds(struct json *j, double s)
 	jprintf(j, ".%0*lld", digits, frac);
 }
 
-static const char *agg_name(enum scry_agg agg)
-{
-	switch (agg) {
-	case SCRY_AGG_COUNT:
-		return "count";
-	case SCRY_AGG_SUM:
-		return "sum";
-	case SCRY_AGG_MIN:
-		return "min";
-	case SCRY_AGG_MAX:
-		return "max";
-	case SCRY_AGG_AVG:
-		return "avg";
-	case SCRY_AGG_QUANTIZE:
-		return "quantize";
-	case SCRY_AGG_LQUANTIZE:
-		return "lquantize";
-	case SCRY_AGG_STATS:
-		return "stats";
-	}
-	return NULL;
-}
 
 /* What a map's rows hold: an aggregation's name, or "value". */
 static const char *map_kind(const struct report *r)
 {
-	return r->var ? "value" : agg_name(r->agg);
+	return r->var ? "value" : report_agg_name(r->agg);
 }
 
 /* ---- keys ---- */
@@ -463,6 +442,21 @@ static int lq_levels(const struct report *r)
 	return (int)levels;
 }
 
+/* RFC 3339 in UTC to the millisecond, "2026-11-30T16:18:31.434Z"; null unknown */
+static void jtime(struct json *j, __s64 ns)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	char buf[32];
+	struct tm tm;
+
+	if (ns <= 0 || !gmtime_r(&t, &tm)) {
+		jraw(j, "null");
+		return;
+	}
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	jprintf(j, "\"%s.%03dZ\"", buf, (int)(ns / 1000000 % 1000));
+}
+
 static void put_header(struct json *j, const struct report *r)
 {
 	jprintf(j, "{\"version\":%d,\"question\":", JSON_VERSION);
@@ -471,6 +465,8 @@ static void put_header(struct json *j, const struct report *r)
 	jstr(j, r->question);
 	jraw(j, ",\"duration_s\":");
 	jseconds(j, r->duration_s);
+	jraw(j, ",\"time\":");
+	jtime(j, r->time_ns);
 	jprintf(j, ",\"snapshot\":%d,\"unit\":", r->snapshot);
 	jstr(j, r->unit);
 	jraw(j, ",\"value_name\":");

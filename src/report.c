@@ -41,6 +41,29 @@ const struct report_key *report_key_find(const struct report_row *row,
 	return NULL;
 }
 
+const char *report_agg_name(enum scry_agg agg)
+{
+	switch (agg) {
+	case SCRY_AGG_COUNT:
+		return "count";
+	case SCRY_AGG_SUM:
+		return "sum";
+	case SCRY_AGG_MIN:
+		return "min";
+	case SCRY_AGG_MAX:
+		return "max";
+	case SCRY_AGG_AVG:
+		return "avg";
+	case SCRY_AGG_QUANTIZE:
+		return "quantize";
+	case SCRY_AGG_LQUANTIZE:
+		return "lquantize";
+	case SCRY_AGG_STATS:
+		return "stats";
+	}
+	return NULL;
+}
+
 static int cmp_s64(__s64 a, __s64 b)
 {
 	return (a > b) - (a < b);
@@ -160,6 +183,15 @@ void report_sort(struct report *r)
 		sort_one(r->maps[i]);
 }
 
+void report_mapping_free(struct report_mapping *m)
+{
+	if (!m)
+		return;
+	free(m->file);
+	free(m->build_id);
+	free(m);
+}
+
 void report_stack_free(struct report_stack *st)
 {
 	int i;
@@ -168,6 +200,7 @@ void report_stack_free(struct report_stack *st)
 		free(st->frames[i].module);
 		free(st->frames[i].sym);
 		free(st->frames[i].file);
+		report_mapping_free(st->frames[i].map);
 	}
 	free(st->frames);
 	st->frames = NULL;

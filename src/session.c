@@ -319,6 +319,9 @@ static void fill_header(const struct session *s, const struct plan *p,
 	r->value_name = s->o->value_name;
 	r->sum_label = s->o->sum_label;
 	r->files_verb = s->o->files_verb;
+	/* one profile probe on every CPU: each sample stands for 1/hz s */
+	if (p->nprobes == 1 && p->probes[0].hz && !p->probes[0].one_cpu)
+		r->period_ns = 1000000000ULL / p->probes[0].hz;
 }
 
 /* -o FILE: replace it whole, so a reader never sees half a snapshot */
@@ -534,10 +537,13 @@ static int snapshot(struct session *s, const struct plan *p, double *t0,
 {
 	struct report r = {};
 	double now = now_s();
+	struct timespec wall;
 	int err;
 
 	ring_buffer__consume(s->rb);
 	fill_header(s, p, &r, now - *t0);
+	clock_gettime(CLOCK_REALTIME, &wall);
+	r.time_ns = wall.tv_sec * 1000000000LL + wall.tv_nsec;
 	r.snapshot = s->o->interval_s > 0 ? ++s->snapshots : 0;
 	err = drain_report(&s->a, s->syms, &r, clear);
 	if (err)
@@ -563,7 +569,8 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 		return 1;
 	}
 	syms_set_flags(s.syms, (o->lines ? SYMS_LINES : 0) |
-		       (o->no_demangle ? SYMS_NO_DEMANGLE : 0));
+		       (o->no_demangle ? SYMS_NO_DEMANGLE : 0) |
+		       (o->format->mappings ? SYMS_MAPPINGS : 0));
 	err = session_start(&s, p);
 	start = t0 = now_s();
 	if (o->duration_s > 0)

@@ -113,9 +113,11 @@ void syms_frame_clear(struct report_frame *fr)
 	free(fr->module);
 	free(fr->sym);
 	free(fr->file);
+	report_mapping_free(fr->map);
 	fr->module = NULL;
 	fr->sym = NULL;
 	fr->file = NULL;
+	fr->map = NULL;
 	fr->line = 0;
 }
 
@@ -534,6 +536,42 @@ static struct sproc *proc_get(struct syms *s, int pid)
 	return *pp;
 }
 
+/*
+ * SYMS_MAPPINGS: give each of @n frames the mapping @m (file, build-id,
+ * range), which pprof lists so that tools can tell binaries and versions
+ * apart. Returns @n, or -ENOMEM with the frames cleared.
+ */
+static int frames_map(const struct syms *s, const struct addrspace_map *m,
+		      struct report_frame *out, int n)
+{
+	const struct obj_id *id = m->obj ? obj_id(m->obj) : NULL;
+	struct report_mapping *rm;
+	__u32 k;
+	int i;
+
+	for (i = 0; i < n && (s->flags & SYMS_MAPPINGS); i++) {
+		rm = calloc(1, sizeof(*rm));
+		if (!rm)
+			goto nomem;
+		out[i].map = rm;
+		rm->start = m->start;
+		rm->limit = m->end;
+		rm->offset = m->pgoff;
+		rm->file = strdup(m->obj ? obj_path(m->obj) : m->module);
+		if (id && id->build_id_len)
+			rm->build_id = malloc(id->build_id_len * 2 + 1);
+		if (!rm->file || (id && id->build_id_len && !rm->build_id))
+			goto nomem;
+		for (k = 0; id && k < id->build_id_len; k++)
+			sprintf(rm->build_id + 2 * k, "%02x", id->build_id[k]);
+	}
+	return n;
+nomem:
+	for (i = 0; i < n; i++)
+		syms_frame_clear(&out[i]);
+	return -ENOMEM;
+}
+
 int syms_user(struct syms *s, int pid, __u64 addr,
 	      struct report_frame *out, int max)
 {
@@ -552,9 +590,10 @@ int syms_user(struct syms *s, int pid, __u64 addr,
 		return -ENOMEM;
 	m = addrspace_find(p->as, addr);
 	off = m ? addr - m->start + m->pgoff : 0;
-	if (m && m->obj && !obj_vaddr(m->obj, off, &vaddr))
-		return file_frames(s, m->module, m->obj, addr, vaddr, out,
-				   max);
+	if (m && m->obj && !obj_vaddr(m->obj, off, &vaddr)) {
+		err = file_frames(s, m->module, m->obj, addr, vaddr, out, max);
+		return err < 0 ? err : frames_map(s, m, out, err);
+	}
 	/* anonymous, or a file that is not ELF (a JIT's memfd) */
 	err = jit_frame(s, p, addr, out);
 	if (err)
@@ -565,7 +604,7 @@ int syms_user(struct syms *s, int pid, __u64 addr,
 	if (!out->module)
 		return -ENOMEM;
 	out->off = off;
-	return 1;
+	return frames_map(s, m, out, 1);
 }
 
 /* ---- lifetime -------------------------------------------------------- */

@@ -45,6 +45,12 @@ int out_json(FILE *f, const struct report *r);
 int out_svg(FILE *f, const struct report *r);
 
 /*
+ * pprof: a gzipped profile.proto, one sample per row (its fold_row path
+ * as locations, leaf first); sample types per question (docs/PPROF.md).
+ */
+int out_pprof(FILE *f, const struct report *r);
+
+/*
  * Per-file byte table for `scry read` / `scry write`: rows keyed by
  * (path, errno) with sum(retval). Successful rows (errno 0) print bytes
  * exact and human, calls and share, biggest last, then a total; failed

@@ -13,6 +13,14 @@
 
 #define REPORT_MAX_KEYS 8
 
+/* The file mapping a user address fell in: pprof's Mapping. */
+struct report_mapping {
+	char *file;		/* path as mapped, or "[vdso]" */
+	char *build_id;		/* lowercase hex, or NULL */
+	__u64 start, limit;	/* the mapping's address range */
+	__u64 offset;		/* file offset of start */
+};
+
 struct report_frame {
 	char *module;		/* "kernel", a file's basename, "[vdso]"; NULL if unknown */
 	char *sym;		/* function name; NULL if unknown */
@@ -22,6 +30,7 @@ struct report_frame {
 	bool inlined;		/* logical frame of inlined code (folded: _[i]) */
 	char *file;		/* source file (--lines), or NULL */
 	int line;		/* source line, 0 if unknown */
+	struct report_mapping *map;	/* with SYMS_MAPPINGS only, else NULL */
 };
 
 /* Frames are leaf first, as captured. */
@@ -86,8 +95,10 @@ struct report {
 				 * this report among them (the others owned
 				 * by it); NULL: this one alone */
 	size_t nmaps;
+	__u64 period_ns;	/* profile: the time one sample stands for */
 	__s64 lq_low, lq_high, lq_step;	/* lquantize parameters */
 	double duration_s;
+	__s64 time_ns;		/* wall clock (CLOCK_REALTIME) at the end; 0 unknown */
 	struct report_row *rows;
 	size_t nrows;
 	struct report_stat *stats;	/* non-zero loss counters */
@@ -97,6 +108,9 @@ struct report {
 /* The row's first key column holding @field, or NULL. */
 const struct report_key *report_key_find(const struct report_row *row,
 					 enum scry_field field);
+
+/* "count", "sum", ... "lquantize" (docs/JSON.md), or NULL if unknown. */
+const char *report_agg_name(enum scry_agg agg);
 
 /* The value printa orders rows by, for the report's aggregation. */
 __s64 report_row_value(const struct report *r, const struct report_row *row);
@@ -112,6 +126,9 @@ void report_keep_top(struct report *r, size_t n);
 
 /* Free a stack's frames and their strings (not the struct). */
 void report_stack_free(struct report_stack *st);
+
+/* Free a frame's mapping and its strings (NULL is fine). */
+void report_mapping_free(struct report_mapping *m);
 
 /*
  * Free every row, frame and string the report owns, and the other maps'

@@ -22,6 +22,7 @@ struct addrspace;
 /* Options, set once after syms_new(). */
 #define SYMS_LINES	(1U << 0)	/* fill report_frame.file/line */
 #define SYMS_NO_DEMANGLE (1U << 1)	/* keep C++ names raw */
+#define SYMS_MAPPINGS	(1U << 2)	/* fill report_frame.map (pprof) */
 
 struct syms *syms_new(void);
 void syms_set_flags(struct syms *s, unsigned flags);

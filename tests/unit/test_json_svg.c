@@ -270,7 +270,8 @@ static void json_count_only(void)
 	static const char want[] =
 		"{\"version\":1,\"question\":null,"
 		"\"expression\":\"tracepoint:x { @ = count() }\\u0009\\u000a\","
-		"\"duration_s\":2.000125,\"snapshot\":0,\"unit\":null,"
+		"\"duration_s\":2.000125,\"time\":\"2025-11-30T16:38:31.434Z\","
+		"\"snapshot\":0,\"unit\":null,"
 		"\"value_name\":\"calls\",\"aggregation\":\"count\","
 		"\"map\":\"@\",\"rows\":[{\"keys\":{},\"value\":7,\"count\":7,"
 		"\"sum\":0,\"min\":0,\"max\":0,\"avg\":0}],\"maps\":[],"
@@ -283,6 +284,8 @@ static void json_count_only(void)
 	r.question = "tracepoint:x { @ = count() }\t\n";
 	r.value_name = "calls";
 	r.duration_s = 2.000125;
+	/* milliseconds are cut, not rounded: .434999999 is .434 */
+	r.time_ns = 1764520711434999999LL;
 	set_val(&r.rows[0], 7, 0, 0, 0);
 	got = render(out_json, &r, &rc);
 	CHECK_INT(rc, 0, "json count-only returns 0");
@@ -297,7 +300,7 @@ static void json_schema_rejects(void)
 {
 	static const char bad_field[] =
 		"{\"version\":1,\"question\":null,\"expression\":\"x\","
-		"\"duration_s\":1,\"snapshot\":0,\"unit\":null,"
+		"\"duration_s\":1,\"time\":null,\"snapshot\":0,\"unit\":null,"
 		"\"value_name\":null,\"aggregation\":\"count\",\"map\":\"@\","
 		"\"rows\":[{\"keys\":{},\"value\":1,\"count\":1,\"sum\":0,"
 		"\"min\":0,\"max\":0,\"avg\":0,\"buckets\":[]}],"
