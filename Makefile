@@ -10,12 +10,21 @@
 # make check      unit tests (no root)
 # make test       everything: unit + root end-to-end + ASan/UBSan + fuzz
 # make SANITIZE=1 ASan/UBSan build into build-asan/
+# make install    scry, scry(1), bash completion, docs under $(DESTDIR)$(PREFIX)
+# make uninstall  remove exactly what install put there
+# make static     build/static/scry: one file, no shared libraries
 
 CC	?= gcc
 CLANG	?= clang
 BPFTOOL	?= bpftool
 V	?= 0
 SANITIZE ?= 0
+SCDOC	?= scdoc
+PREFIX	?= /usr/local
+BINDIR	?= $(PREFIX)/bin
+MANDIR	?= $(PREFIX)/share/man
+DOCDIR	?= $(PREFIX)/share/doc/scry
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 
 ifeq ($(SANITIZE),1)
 BUILD	:= build-asan
@@ -47,7 +56,8 @@ endif
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 SKELS	 := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
-SRCS	 := $(wildcard src/*.c)
+# static_dl.c is linked into the static build only (see there)
+SRCS	 := $(filter-out src/static_dl.c,$(wildcard src/*.c))
 OBJS	 := $(patsubst src/%.c,$(BUILD)/src/%.o,$(SRCS))
 LIB_OBJS := $(filter-out $(BUILD)/src/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -57,9 +67,10 @@ WL_BINS	 := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WL_SRCS))
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all clean check test demo deps workloads unit bench fuzz sanitized
+.PHONY: all clean check test demo deps workloads unit bench fuzz sanitized \
+	man install uninstall static
 
-all: $(BUILD)/scry scry
+all: $(BUILD)/scry scry $(BUILD)/scry.1
 
 scry: $(BUILD)/scry
 ifneq ($(SANITIZE),1)
@@ -129,6 +140,48 @@ $(BUILD)/workloads/bigfde.s: Makefile | $(BUILD)/workloads
 $(BUILD)/workloads/bigfde_wl: tests/workloads/bigfde/bigfde_wl.c $(BUILD)/workloads/bigfde.s tests/workloads/gate.h
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) tests/workloads/bigfde/bigfde_wl.c $(BUILD)/workloads/bigfde.s -o $@
+
+
+# The man page: one source, docs/scry.1.scd, turned into roff at build
+# time; the date is the source's last commit, so rebuilds are identical.
+MAN_DATE = $(shell git log -1 --format=%ct -- docs/scry.1.scd 2>/dev/null)
+$(BUILD)/scry.1: docs/scry.1.scd | $(BUILD)
+	$(call msg,SCDOC,$@)
+	$(Q)SOURCE_DATE_EPOCH=$(or $(MAN_DATE),0) $(SCDOC) <$< >$@
+man: $(BUILD)/scry.1
+
+# Nothing is looked up beside the binary at run time (the BPF programs
+# are inside it), so installing is copying these files.
+DOCS := README.md LICENSE $(wildcard docs/*.md) docs/scry.schema.json
+install: $(BUILD)/scry $(BUILD)/scry.1
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)
+	$(Q)install -m 755 $(BUILD)/scry $(DESTDIR)$(BINDIR)/scry
+	$(Q)install -m 644 $(BUILD)/scry.1 $(DESTDIR)$(MANDIR)/man1/scry.1
+	$(Q)install -m 644 completion/scry.bash $(DESTDIR)$(BASHCOMPDIR)/scry
+	$(Q)install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(DESTDIR)$(BINDIR)/scry $(DESTDIR)$(MANDIR)/man1/scry.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/scry \
+		$(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
+	$(Q)rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+
+# One scry file for any x86_64 Linux with BTF: the same objects linked
+# against Debian's static libbpf, libelf, libdw, zlib and what libdw needs
+# (zstd, xz, bzip2), glibc and libstdc++'s demangler (static_dl.c).
+STATIC_LIBS := -lbpf -ldw -lelf -lz -lzstd -llzma -lbz2 -lstdc++ -lm
+static: $(BUILD)/static/scry
+$(BUILD)/static/scry: $(BUILD)/src/main.o $(BUILD)/libscry.a src/static_dl.c Makefile
+	$(call msg,STATIC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -c src/static_dl.c -o $(BUILD)/static/static_dl.o
+	$(Q)$(CC) -static $(LDFLAGS) -Wl,--wrap=dlopen,--wrap=dlsym,--wrap=dlclose \
+		$(BUILD)/src/main.o $(BUILD)/static/static_dl.o $(BUILD)/libscry.a \
+		$(STATIC_LIBS) -o $@ 2>$(BUILD)/static/link.log || \
+		{ cat $(BUILD)/static/link.log >&2; exit 1; }
 
 workloads: $(WL_BINS) $(BUILD)/workloads/libdlwl.so $(BUILD)/workloads/bigfde_wl
 unit: $(UNIT_BINS)

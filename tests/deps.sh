@@ -4,7 +4,8 @@
 set -euo pipefail
 pkgs=(make gcc g++ clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev
       libclang-rt-14-dev systemtap-sdt-dev util-linux procps valgrind
-      python3 python3-jsonschema libxml2-utils)
+      python3 python3-jsonschema libxml2-utils
+      scdoc groff-base strace golang-go libzstd-dev liblzma-dev libbz2-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -16,5 +17,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "installing: ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# other installs may hold the dpkg lock: wait for them, do not fail
+apt-get -o DPkg::Lock::Timeout=600 update -qq
+apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
+	"${missing[@]}" >/dev/null
