@@ -111,6 +111,11 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/check.h tests/unit/test_util.h $(BUI
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(BUILD)/libscry.a $(LDFLAGS) $(LDLIBS) -o $@
 
+# the browser test's flame graph of a fixed report (tests/tool/browser.sh)
+$(BUILD)/tests/svg_fixture: tests/browser/svg_fixture.c tests/unit/test_util.h $(BUILD)/libscry.a | $(BUILD)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(BUILD)/libscry.a $(LDFLAGS) $(LDLIBS) -o $@
+
 # Workloads are built the way the issue's ground truth needs: frame
 # pointers, no inlining of the functions the tests look for.
 WL_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -D_GNU_SOURCE -pthread

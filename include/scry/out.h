@@ -40,7 +40,8 @@ int out_json(FILE *f, const struct report *r);
  * A self-contained interactive flame graph (SVG + embedded JavaScript) of
  * the report's stack-keyed rows: root at the bottom, siblings merged and
  * sorted alphabetically, widths by row value; hover titles, click to zoom,
- * search, reset. r->palette picks the colours.
+ * search, reset, and flamegraph.pl's URL parameters (?s=REGEX, ?x=&y=).
+ * r->palette picks the colours.
  */
 int out_svg(FILE *f, const struct report *r);
 
