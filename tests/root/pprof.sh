@@ -127,3 +127,14 @@ script -qec "$SCRY --pprof profile -d 1" /dev/null >"$TMP/tty.out" 2>&1
 check_eq "--pprof to a terminal: usage error" $? 2
 check "--pprof to a terminal: says to redirect or use -o" \
 	grep -q 'scry: --pprof writes binary data: redirect it (> FILE.pb.gz) or use -o FILE.pb.gz' "$TMP/tty.out"
+
+# ---- the encoder and the mappings it needs, under valgrind ----
+# (the ASan run of this script has ASan instead: they cannot share a process)
+if [[ $SCRY != *build-asan* ]]; then
+	valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect \
+		--error-exitcode=99 --suppressions=tests/valgrind.supp -q \
+		"$SCRY" malloc -q -o "$TMP/vg.pb.gz" -c "$WL/malloc_wl sizes" >/dev/null 2>"$TMP/vg.err"
+	check_status "valgrind: malloc -o FILE.pb.gz: no memory errors or leaks" $? 0 "$TMP/vg.err"
+	check_eq "valgrind: that profile still has small_allocs' 100000 calls" \
+		"$(psum "$TMP/vg.pb.gz" '^small_allocs$' 1)" 100000
+fi
