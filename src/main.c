@@ -642,6 +642,12 @@ static int pick_format(struct scry_opts *o)
 		o->format = format_for_path(o->output);
 	if (!o->format)
 		o->format = format_text();
+	/* profiles back to back in one stream read as one, garbled */
+	if (o->format->binary && !o->output && o->interval_s > 0) {
+		log_err("--%s with --interval needs -o FILE%s (each snapshot "
+			"replaces the file)", o->format->name, o->format->ext);
+		return -EINVAL;
+	}
 	if (o->format->binary && !o->output && isatty(STDOUT_FILENO)) {
 		log_err("--%s writes binary data: redirect it (> FILE%s) or "
 			"use -o FILE%s", o->format->name, o->format->ext,

@@ -138,3 +138,9 @@ if [[ $SCRY != *build-asan* ]]; then
 	check_eq "valgrind: that profile still has small_allocs' 100000 calls" \
 		"$(psum "$TMP/vg.pb.gz" '^small_allocs$' 1)" 100000
 fi
+
+# profiles back to back on stdout would read as one garbled profile
+"$SCRY" --pprof --interval 1 profile -d 2 >/dev/null 2>"$TMP/iv.err"
+check_eq "--pprof --interval to stdout: usage error" $? 2
+check "--pprof --interval: says to use -o" \
+	grep -q 'scry: --pprof with --interval needs -o FILE.pb.gz (each snapshot replaces the file)' "$TMP/iv.err"
