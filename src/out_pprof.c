@@ -29,6 +29,7 @@
 #include <scry/fold.h>
 #include <scry/out.h>
 #include <scry/report.h>
+#include <scry/sane.h>
 
 /* profile.proto field numbers */
 enum {
@@ -309,7 +310,7 @@ static __u64 tab_id(struct pprof *p, struct itab *t, const void *k,
 	return i < 0 ? 0 : (__u64)i + 1;
 }
 
-/* "module`sym" text with scry's brackets: the function's name */
+/* The frame's name with scry's brackets ("[libc.so.6]"): the function */
 static __u64 func_id(struct pprof *p, const struct fold_step *st)
 {
 	struct pfunc f = { 0 };
@@ -321,7 +322,11 @@ static __u64 func_id(struct pprof *p, const struct fold_step *st)
 		p->err = -ENOMEM;
 		return 0;
 	}
-	fprintf(m, "%s%s%s", st->pre, st->text, st->post);
+	/* names come from traced processes: pprof's viewers print them to
+	 * terminals and pages as they are, so they go through sane.h */
+	fputs(st->pre, m);
+	sane_fputs(m, st->text, 0, NULL);
+	fputs(st->post, m);
 	if (fclose(m) || !name) {
 		free(name);
 		p->err = -ENOMEM;

@@ -215,6 +215,9 @@ int main(void)
 	static const struct fdesc k[] = {
 		{ "vmlinux", "schedule", 0x30, 0xffffffff81000030ULL, false },
 	};
+	static const struct fdesc evil[] = {
+		{ "app", "f\033[2J", 0, 0x402000, false },
+	};
 	struct msg st, s, l, mp;
 	__u64 ids[8], vals[4];
 	unsigned char *pb;
@@ -224,7 +227,7 @@ int main(void)
 	FILE *m;
 	int rc, n;
 
-	new_rows(&r, SCRY_AGG_QUANTIZE, 2);
+	new_rows(&r, SCRY_AGG_QUANTIZE, 3);
 	r.unit = "bytes";
 	r.count_label = "calls";
 	r.sum_label = "bytes";
@@ -242,6 +245,10 @@ int main(void)
 	r.rows[1].nkeys = 2;
 	r.rows[1].val.count = 2;
 	r.rows[1].val.sum = -5;
+	/* a name that would drive a terminal, as go tool pprof -top prints it */
+	set_stack_named(&r.rows[2].keys[0], REPORT_KEY_USTACK, NULL, evil, 1);
+	r.rows[2].nkeys = 1;
+	r.rows[2].val.count = 1;
 
 	m = open_memstream(&buf, &len);
 	rc = out_pprof(m, &r);
@@ -265,7 +272,7 @@ int main(void)
 	CHECK_STR(str(one(st, 2)), "bytes", "  ... in bytes");
 	CHECK_STR(str(one(prof, 14)), "bytes", "default sample type: bytes");
 
-	CHECK_INT(count(prof, 2), 2, "one sample per row");
+	CHECK_INT(count(prof, 2), 3, "one sample per row");
 	nth(prof, 2, 0, &s);
 	n = ints(s, 2, vals, 4);
 	CHECK(n == 2 && vals[0] == 3 && vals[1] == 300, "sample 0: 3 calls, 300 bytes");
@@ -289,6 +296,11 @@ int main(void)
 	CHECK_STR(lines(l), "schedule", "kernel function without _[k]");
 	nth(prof, 3, (int)one(l, 2) - 1, &mp);
 	CHECK_STR(str(one(mp, 5)), "[kernel.kallsyms]", "kernel mapping named as perf does");
+
+	nth(prof, 2, 2, &s);
+	ints(s, 1, ids, 8);
+	CHECK_STR(lines(location(ids[0])), "f\\x1b[2J",
+		  "a control character in a name is escaped (sane.h)");
 
 	/* mappings: app (where stacks start) first, then libc, then kernel */
 	CHECK_INT(count(prof, 3), 3, "three mappings");
