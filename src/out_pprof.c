@@ -26,6 +26,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include <scry/array.h>
 #include <scry/fold.h>
 #include <scry/out.h>
 #include <scry/report.h>
@@ -65,22 +66,11 @@ struct buf {
 
 static void b_put(struct buf *b, const void *d, size_t n)
 {
-	unsigned char *np;
-	size_t ncap;
-
 	if (b->err)
 		return;
-	if (b->len + n > b->cap) {
-		ncap = b->cap ? b->cap : 256;
-		while (ncap < b->len + n)
-			ncap *= 2;
-		np = realloc(b->p, ncap);
-		if (!np) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = np;
-		b->cap = ncap;
+	if (array_ensure(&b->p, &b->cap, 1, b->len + n)) {
+		b->err = -ENOMEM;
+		return;
 	}
 	if (n)
 		memcpy(b->p + b->len, d, n);
@@ -142,29 +132,6 @@ static void pb_packed(struct buf *b, int field, const __u64 *v, size_t n,
 	pb_msg(b, field, tmp);
 }
 
-/*
- * Make room for @need elements of @size in *@arr (capacity *@cap,
- * doubled as needed, new room zeroed). Returns 0 or -ENOMEM.
- */
-static int grow(void *arr, size_t *cap, size_t need, size_t size)
-{
-	void **p = arr;
-	size_t n = *cap ? *cap : 16;
-	char *np;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	np = realloc(*p, n * size);
-	if (!np)
-		return -ENOMEM;
-	memset(np + *cap * size, 0, (n - *cap) * size);
-	*p = np;
-	*cap = n;
-	return 0;
-}
-
 /* ---- interning: each distinct key gets the next index ---- */
 
 struct ient {
@@ -222,7 +189,7 @@ static long long intern(struct itab *t, const void *key, size_t len)
 		if (e->len == len && !memcmp(e->key, key, len))
 			return (long long)(t->slot[h] - 1);
 	}
-	if (grow(&t->e, &t->cap, t->n + 1, sizeof(*t->e)))
+	if (array_ensure(&t->e, &t->cap, sizeof(*t->e), t->n + 1))
 		return -ENOMEM;
 	i = t->n;
 	t->e[i].key = malloc(len ? len : 1);
@@ -366,10 +333,13 @@ static __u64 map_id(struct pprof *p, const struct report_frame *fr,
 /* A user stack's root frame is in mapping @id: count it. */
 static void count_root(struct pprof *p, __u64 id)
 {
-	if (grow(&p->roots, &p->caproots, id, sizeof(*p->roots))) {
+	size_t old = p->caproots;
+
+	if (array_ensure(&p->roots, &p->caproots, sizeof(*p->roots), id)) {
 		p->err = -ENOMEM;
 		return;
 	}
+	memset(p->roots + old, 0, (p->caproots - old) * sizeof(*p->roots));
 	p->roots[id - 1]++;
 }
 
@@ -386,7 +356,8 @@ static int add_step(void *ctx, const struct fold_step *st)
 	struct pprof *p = ctx;
 	struct pstep *s;
 
-	if (grow(&p->steps, &p->capsteps, p->nsteps + 1, sizeof(*p->steps)))
+	if (array_ensure(&p->steps, &p->capsteps, sizeof(*p->steps),
+			 p->nsteps + 1))
 		return -ENOMEM;
 	s = &p->steps[p->nsteps++];
 	memset(s, 0, sizeof(*s));
