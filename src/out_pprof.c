@@ -4,13 +4,13 @@
  * proto/profile.proto), the format go tool pprof, Pyroscope, Parca and
  * Grafana read. docs/PPROF.md says what each question's sample types are.
  *
- * Every row is one sample whose locations are its fold_row path, leaf
- * first: stack frames become locations with their mapping (file,
- * build-id) and functions (file:line under --lines); inlined frames
- * share their caller's location as extra lines, innermost first, the way
- * pprof models inlining; comm and other key columns become locations of
- * their own named after the value, so flame graphs drawn from the
- * profile split the same way scry's folded output does.
+ * Every row with events is one sample whose locations are its fold_row
+ * path, leaf first: stack frames become locations with their mapping
+ * (file, build-id) and functions (file:line under --lines); inlined
+ * frames share their caller's location as extra lines, innermost first,
+ * the way pprof models inlining; comm and other key columns become
+ * locations of their own named after the value, so flame graphs drawn
+ * from the profile split the same way scry's folded output does.
  *
  * The encoder is the few protobuf wire rules profile.proto needs: varints,
  * length-delimited fields and packed repeated integers. Field numbers are
