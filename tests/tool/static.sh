@@ -17,7 +17,7 @@ check_eq "the static linker had nothing to warn about (no dlopen in a static gli
 R=$TMP/root
 mkdir -p "$R/proc" "$R/sys"
 cp "$ST" "$R/scry"
-gcc -static -O1 -g -fno-omit-frame-pointer -fno-inline -Itests/workloads \
+gcc -static -O1 -g -fno-omit-frame-pointer -fno-inline -D_GNU_SOURCE -pthread -Itests/workloads \
 	tests/workloads/offcpu_wl.c -o "$R/offcpu_wl" 2>"$TMP/cc.err"
 check_status "a static offcpu_wl for the chroot" $? 0 "$TMP/cc.err"
 check_eq "the chroot holds no shared library" "$(find "$R" -name '*.so*' | wc -l)" 0
