@@ -43,7 +43,7 @@ want=$("$SCRY" --help | grep -oE '^ {1,6}(-[a-zA-Z], )?--[a-z][a-z-]*' |
 check_eq "options: exactly those of scry --help" "$(comp 'scry -')" "$want"
 check "options: the format options from the format table are there" \
 	has "$(comp 'scry --')" --folded --json --svg --pprof
-check_eq "options: '--un' completes to --unwind" "$(comp 'scry offcpu --un')" --unwind
+check_eq "options: '--unw' completes to --unwind" "$(comp 'scry offcpu --unw')" --unwind
 
 # option values are the ones scry accepts: its own error message lists them
 accepted() {	# OPTION ARGS...: the "(a, b, c)" list of scry's complaint
