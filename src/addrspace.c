@@ -60,16 +60,17 @@ static size_t first_after(const struct addrspace *as, __u64 addr)
 	return lo;
 }
 
-int addrspace_add(struct addrspace *as, __u64 start, __u64 end, __u64 pgoff,
-		  struct obj *obj, const char *module)
+int addrspace_add(struct addrspace *as, const struct addrspace_map *m)
 {
+	__u64 start = m->start, end = m->end;
+	const char *module = m->module;
 	struct addrspace_map put[3];
 	size_t i, j, k, np = 0;
 
 	if (start >= end)
 		return -EINVAL;
 	if (!module)
-		module = obj ? base_name(obj_path(obj)) : "";
+		module = m->obj ? base_name(obj_path(m->obj)) : "";
 	i = first_after(as, start);
 	for (j = i; j < as->n && as->v[j].start < end; j++)
 		;
@@ -80,7 +81,8 @@ int addrspace_add(struct addrspace *as, __u64 start, __u64 end, __u64 pgoff,
 		put[np].end = start;
 		put[np++].module = NULL;
 	}
-	put[np++] = (struct addrspace_map){ start, end, pgoff, obj, NULL };
+	put[np] = *m;
+	put[np++].module = NULL;
 	if (i < j && as->v[j - 1].end > end) {
 		put[np] = as->v[j - 1];
 		put[np].pgoff += end - as->v[j - 1].start;
@@ -120,10 +122,14 @@ int addrspace_read(struct addrspace *as, struct obj_cache *c, int pid)
 	if (err)
 		return err;
 	for (i = 0; i < n && !err; i++) {
-		struct obj *o = obj_cache_mapped(c, pid, &m[i]);
+		struct addrspace_map a = {
+			.start = m[i].start, .end = m[i].end,
+			.pgoff = m[i].pgoff, .dev = m[i].dev, .ino = m[i].ino,
+			.obj = obj_cache_mapped(c, pid, &m[i]),
+			.module = (char *)base_name(m[i].path),
+		};
 
-		err = addrspace_add(as, m[i].start, m[i].end, m[i].pgoff, o,
-				    base_name(m[i].path));
+		err = addrspace_add(as, &a);
 	}
 	proc_maps_free(m, n);
 	return err;

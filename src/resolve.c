@@ -668,12 +668,12 @@ static struct elf_file *open_elf(const char *path, struct sbuf *msg, int *err)
 }
 
 /* The function symbols of .symtab, then .dynsym, in file order. */
-struct syms {
+struct sym_list {
 	struct elf_sym *v;
 	size_t n, cap;
 };
 
-static int load_syms(struct elf_file *f, struct syms *s)
+static int load_syms(struct elf_file *f, struct sym_list *s)
 {
 	struct elf_sym_iter *it;
 	struct elf_sym sym;
@@ -734,7 +734,7 @@ static int sym_score(const struct elf_sym *s)
 	return (s->deflt ? 0 : 2) + (s->bind == STB_LOCAL ? 1 : 0);
 }
 
-static void func_not_found(const struct syms *s, const struct query *q,
+static void func_not_found(const struct sym_list *s, const struct query *q,
 			   const char *func, const char *file,
 			   struct sbuf *msg)
 {
@@ -849,7 +849,7 @@ static int sym_offset(struct elf_file *f, const struct elf_sym *sym,
 int resolve_func(const char *path, const char *func, __u64 *offset,
 		 char *err, size_t errlen)
 {
-	struct syms s = { 0 };
+	struct sym_list s = { 0 };
 	const struct elf_sym *best = NULL;
 	struct query q;
 	struct sbuf msg;
@@ -930,7 +930,7 @@ int resolve_funcs(const char *path, const char *glob,
 {
 	struct resolve_func *res = NULL;
 	const struct elf_sym **pick = NULL;
-	struct syms s = { 0 };
+	struct sym_list s = { 0 };
 	size_t k, np = 0, nr = 0;
 	char name[1024];
 	struct elf_file *f;

@@ -53,6 +53,8 @@ struct sproc {
 	int pid;
 	bool gone;		/* implicit add failed: do not retry */
 	uid_t uid;		/* owner of /proc/PID: may own its perf map */
+	dev_t exe_dev;		/* what /proc/PID/exe was at the last read */
+	ino_t exe_ino;
 	struct addrspace *as;
 	struct jit jit;
 };
@@ -396,6 +398,35 @@ static struct sproc *proc_new(int pid)
 	return p;
 }
 
+/* The inode /proc/@pid/exe leads to; false when it cannot be known. */
+static bool exe_id(int pid, dev_t *dev, ino_t *ino)
+{
+	char path[40];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	if (stat(path, &st))
+		return false;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return true;
+}
+
+/*
+ * Has @p exec'ed another binary since its mappings were read? A process
+ * read just before it exec'ed (a -p target still between fork and exec,
+ * an exec before the probes were attached) sends no notice of it, and
+ * its old snapshot would name nothing of what now runs.
+ */
+static bool exec_since(const struct sproc *p)
+{
+	dev_t dev;
+	ino_t ino;
+
+	return exe_id(p->pid, &dev, &ino) &&
+	       (dev != p->exe_dev || ino != p->exe_ino);
+}
+
 /* Read @p's mappings (into what it has) and its perf map. */
 static int proc_read(struct syms *s, struct sproc *p)
 {
@@ -407,6 +438,8 @@ static int proc_read(struct syms *s, struct sproc *p)
 	if (stat(path, &st))
 		return errno == ENOENT ? -ESRCH : -errno;
 	p->uid = st.st_uid;
+	if (!exe_id(p->pid, &p->exe_dev, &p->exe_ino))
+		p->exe_dev = p->exe_ino = 0;
 	err = addrspace_read(p->as, s->objs, p->pid);
 	if (err)
 		return err;
@@ -436,11 +469,14 @@ int syms_add_pid(struct syms *s, int pid)
 		return -EINVAL;
 	pp = proc_slot(s, pid);
 	/*
-	 * Known and alive: only its perf map may have grown since (a JIT
-	 * writes it after mapping the code); the process may be gone by the
-	 * time its frames are resolved, so read it now.
+	 * Known and alive: read again only after an exec we were not told
+	 * of; else only its perf map may have grown since (a JIT writes it
+	 * after mapping the code), and the process may be gone by the time
+	 * its frames are resolved, so read that now.
 	 */
 	if (*pp && !(*pp)->gone) {
+		if (exec_since(*pp))
+			proc_read(s, *pp);	/* gone meanwhile: keep it */
 		jit_refresh(*pp);
 		return 0;
 	}
@@ -474,8 +510,7 @@ int syms_refresh_pid(struct syms *s, int pid)
 	return proc_read(s, *pp);
 }
 
-int syms_add_mapping(struct syms *s, int pid, __u64 start, __u64 end,
-		     __u64 pgoff, struct obj *o)
+int syms_add_mapping(struct syms *s, int pid, const struct addrspace_map *m)
 {
 	struct sproc **pp;
 
@@ -489,7 +524,7 @@ int syms_add_mapping(struct syms *s, int pid, __u64 start, __u64 end,
 	}
 	/* what the events say is what the process has */
 	(*pp)->gone = false;
-	return addrspace_add((*pp)->as, start, end, pgoff, o, NULL);
+	return addrspace_add((*pp)->as, m);
 }
 
 const struct addrspace *syms_addrspace(struct syms *s, int pid)

@@ -19,6 +19,10 @@ struct addrspace_map {
 	__u64 start;
 	__u64 end;
 	__u64 pgoff;		/* file offset of start */
+	__u64 dev;		/* the inode's device as the kernel sees it
+				 * (/proc/PID/maps, vm_file's i_sb->s_dev),
+				 * as a user-space dev_t; 0 if unknown */
+	__u64 ino;		/* the inode's number, 0 if unknown */
 	struct obj *obj;	/* NULL: the file could not be opened */
 	char *module;		/* the file's base name, "[vdso]" */
 };
@@ -29,13 +33,12 @@ struct addrspace *addrspace_new(void);
 void addrspace_free(struct addrspace *as);
 
 /*
- * Add one mapping [@start, @end) of @obj (may be NULL) from file offset
- * @pgoff, named @module (NULL: @obj's base name). As mmap does, it
- * replaces what it covers: older mappings are cut around it.
+ * Add mapping @m ([start, end) of @m->obj, which may be NULL, from file
+ * offset pgoff; @m->module NULL: the obj's base name; copied). As mmap
+ * does, it replaces what it covers: older mappings are cut around it.
  * Returns 0 or -errno (-EINVAL for an empty range).
  */
-int addrspace_add(struct addrspace *as, __u64 start, __u64 end, __u64 pgoff,
-		  struct obj *obj, const char *module);
+int addrspace_add(struct addrspace *as, const struct addrspace_map *m);
 
 /*
  * Read /proc/@pid/maps and add its code mappings (files opened through

@@ -18,6 +18,7 @@ struct report_frame;
 struct obj;
 struct obj_cache;
 struct addrspace;
+struct addrspace_map;
 
 /* Options, set once after syms_new(). */
 #define SYMS_LINES	(1U << 0)	/* fill report_frame.file/line */
@@ -34,8 +35,9 @@ struct obj_cache *syms_objs(struct syms *s);
 /*
  * Snapshot the mappings of @pid now (and keep the mapped files open, so
  * they resolve after the process exits or the file is replaced). Calling
- * it again for a known pid does nothing. Returns 0 or -errno (-ESRCH when
- * the process is gone).
+ * it again for a known pid reads them again only if the process has
+ * exec'ed another binary since (/proc/PID/exe changed). Returns 0 or
+ * -errno (-ESRCH when the process is gone).
  */
 int syms_add_pid(struct syms *s, int pid);
 
@@ -47,13 +49,12 @@ int syms_add_pid(struct syms *s, int pid);
 int syms_refresh_pid(struct syms *s, int pid);
 
 /*
- * Record one mapping of @pid without reading /proc (a record from a BPF
- * event): [@start, @end) maps @o (NULL: an unknown file) from file
- * offset @pgoff. It replaces what it covers. A pid not known yet is
- * created without a /proc read. Returns 0 or -errno.
+ * Record one mapping @m of @pid without reading /proc (a record from a
+ * BPF event; see addrspace_add: m->obj NULL is an unknown file). It
+ * replaces what it covers. A pid not known yet is created without a
+ * /proc read. Returns 0 or -errno.
  */
-int syms_add_mapping(struct syms *s, int pid, __u64 start, __u64 end,
-		     __u64 pgoff, struct obj *o);
+int syms_add_mapping(struct syms *s, int pid, const struct addrspace_map *m);
 
 /* The mappings known for @pid, or NULL. */
 const struct addrspace *syms_addrspace(struct syms *s, int pid);

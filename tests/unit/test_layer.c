@@ -7,6 +7,7 @@
  * symbolizer fed mapping records instead of /proc.
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -464,6 +466,14 @@ static void test_obj(void)
 
 /* ---- addrspace --------------------------------------------------------- */
 
+static int add(struct addrspace *as, __u64 start, __u64 end, __u64 pgoff,
+	       const char *module)
+{
+	return addrspace_add(as, &(struct addrspace_map){
+		.start = start, .end = end, .pgoff = pgoff,
+		.module = (char *)module });
+}
+
 static void test_addrspace(void)
 {
 	struct addrspace *as = addrspace_new();
@@ -473,13 +483,13 @@ static void test_addrspace(void)
 	CHECK(as != NULL, "addrspace: new");
 	if (!as)
 		return;
-	CHECK(!addrspace_add(as, 0x1000, 0x5000, 0, NULL, "a") &&
-	      !addrspace_add(as, 0x8000, 0x9000, 0, NULL, "b"),
+	CHECK(!add(as, 0x1000, 0x5000, 0, "a") &&
+	      !add(as, 0x8000, 0x9000, 0, "b"),
 	      "addrspace: two mappings");
-	CHECK_INT(addrspace_add(as, 0x2000, 0x2000, 0, NULL, "x"), -EINVAL,
+	CHECK_INT(add(as, 0x2000, 0x2000, 0, "x"), -EINVAL,
 		  "addrspace: an empty range is refused");
 	/* a new mapping inside "a" cuts it in two */
-	CHECK(!addrspace_add(as, 0x2000, 0x3000, 0x100000, NULL, "c"),
+	CHECK(!add(as, 0x2000, 0x3000, 0x100000, "c"),
 	      "addrspace: a mapping over the middle of another");
 	m = addrspace_maps(as, &n);
 	CHECK_INT(n, 4, "addrspace: a, c, rest of a, b");
@@ -498,7 +508,7 @@ static void test_addrspace(void)
 	CHECK(!addrspace_find(as, 0x5000) && !addrspace_find(as, 0x7fff) &&
 	      !addrspace_find(as, 0x9000), "addrspace: gaps and ends are not mapped");
 	/* one covering everything replaces all */
-	CHECK(!addrspace_add(as, 0, 0x10000, 0, NULL, "all"), "addrspace: cover all");
+	CHECK(!add(as, 0, 0x10000, 0, "all"), "addrspace: cover all");
 	m = addrspace_maps(as, &n);
 	CHECK(n == 1 && !strcmp(m[0].module, "all"), "addrspace: one left");
 	addrspace_free(as);
@@ -525,16 +535,79 @@ static void test_records(void)
 	/* a pid that does not exist: only the records say what it maps */
 	for (i = 0; i < n; i++)
 		if (m[i].start <= target && target < m[i].end)
-			err = syms_add_mapping(s, fake, m[i].start, m[i].end,
-					       m[i].pgoff, o);
+			err = syms_add_mapping(s, fake, &(struct addrspace_map){
+				.start = m[i].start, .end = m[i].end,
+				.pgoff = m[i].pgoff, .dev = m[i].dev,
+				.ino = m[i].ino, .obj = o });
 	proc_maps_free(m, n);
 	CHECK_INT(err, 0, "records: mapping added for a pid /proc does not know");
 	CHECK(syms_addrspace(s, fake) != NULL, "records: the pid has mappings");
+	CHECK(syms_addrspace(s, fake) &&
+	      addrspace_find(syms_addrspace(s, fake), target) &&
+	      addrspace_find(syms_addrspace(s, fake), target)->ino ==
+	      obj_id(o)->ino,
+	      "records: the record's inode kept with the mapping");
 	CHECK_INT(syms_user(s, fake, target + 1, &fr, 1), 1,
 		  "records: address resolved");
 	CHECK_STR(fr.sym, "layer_test_target", "records: to the function");
 	CHECK(fr.off == 1, "records: offset 1");
 	syms_frame_clear(&fr);
+	syms_free(s);
+}
+
+/*
+ * A process first read before it exec'ed (a -p target between fork and
+ * exec): the next add sees /proc/PID/exe changed and reads it again.
+ */
+static void test_exec_refresh(void)
+{
+	struct syms *s = syms_new();
+	struct report_frame fr = {};
+	struct proc_map *m = NULL;
+	char exe[256] = "";
+	size_t n = 0, i;
+	__u64 addr = 0;
+	int fds[2], k;
+	pid_t pid;
+
+	if (!s || pipe(fds))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		char c;
+
+		close(fds[1]);
+		if (read(fds[0], &c, 1) == 1)
+			execl("/bin/sleep", "sleep", "5", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[0]);
+	CHECK_INT(syms_add_pid(s, pid), 0, "exec: read before the exec");
+	CHECK(write(fds[1], "x", 1) == 1, "exec: let it exec");
+	close(fds[1]);
+	for (k = 0; k < 500 && !strstr(exe, "sleep"); k++) {
+		char link[64];
+		ssize_t len;
+
+		usleep(10000);
+		snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+		len = readlink(link, exe, sizeof(exe) - 1);
+		exe[len > 0 ? len : 0] = '\0';
+	}
+	CHECK(strstr(exe, "sleep") != NULL, "exec: it runs sleep now");
+	usleep(50000);		/* ld.so maps the rest */
+	if (!proc_maps_read(pid, PROC_MAPS_CODE, &m, &n))
+		for (i = 0; i < n && !addr; i++)
+			if (m[i].path && strstr(m[i].path, "/sleep"))
+				addr = m[i].start;
+	proc_maps_free(m, n);
+	CHECK(addr != 0, "exec: sleep's code mapping");
+	CHECK_INT(syms_add_pid(s, pid), 0, "exec: added again");
+	CHECK_INT(syms_user(s, pid, addr, &fr, 1), 1, "exec: sleep's address resolved");
+	CHECK_STR(fr.module, "sleep", "exec: to sleep, the image that runs now");
+	syms_frame_clear(&fr);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 	syms_free(s);
 }
 
@@ -626,6 +699,7 @@ int main(void)
 	test_obj();
 	test_addrspace();
 	test_records();
+	test_exec_refresh();
 	test_jitmap();
 	rmdir(tmp);
 	return CHECK_DONE();
