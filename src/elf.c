@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <scry/array.h>
 #include <scry/elf.h>
@@ -147,6 +148,28 @@ fail:
 	return NULL;
 }
 
+/*
+ * Mapping a file is cheap (the page cache is shared, nothing is copied),
+ * but whoever may write the file can truncate it under the mapping, and
+ * the next read of a page past the new end kills scry with SIGBUS. Only
+ * root can do that to a root-owned file nobody else may write (system
+ * binaries and libraries, debug packages): those are mapped. Any other
+ * file a traced user could shrink at will is read into memory, up to
+ * READ_MAX bytes; past that it is mapped anyway (a choice between memory
+ * and that risk).
+ */
+#define READ_MAX	(1ULL << 30)
+
+static bool map_safe(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return false;
+	return (!st.st_uid && !(st.st_mode & (S_IWGRP | S_IWOTH))) ||
+	       (__u64)st.st_size > READ_MAX;
+}
+
 struct elf_file *elf_file_open(int fd, const char *name)
 {
 	Elf *e;
@@ -155,11 +178,11 @@ struct elf_file *elf_file_open(int fd, const char *name)
 		errno = ENOTSUP;
 		return NULL;
 	}
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	e = elf_begin(fd, map_safe(fd) ? ELF_C_READ_MMAP : ELF_C_READ, NULL);
 	/*
-	 * Done with @fd: a mapped image needs it no more, and one libelf
-	 * could not map is read into memory now, so the caller may close
-	 * it and a deleted or replaced file keeps its data.
+	 * Done with @fd: a mapped image needs it no more, and one read (or
+	 * that libelf could not map) is read into memory now, so the caller
+	 * may close it and a deleted or replaced file keeps its data.
 	 */
 	if (e && elf_cntl(e, ELF_C_FDREAD)) {
 		elf_end(e);

@@ -354,6 +354,38 @@ static void test_mapped_swapped(void)
 
 /* ---- elf, obj ---------------------------------------------------------- */
 
+/*
+ * A user's file shrunk to nothing after scry opened it: were it mapped,
+ * the next read would be a SIGBUS; it is read into memory instead.
+ */
+static void test_elf_truncated(void)
+{
+	struct elf_sym_iter *it;
+	struct elf_file *f;
+	struct elf_sym s;
+	char copy[256];
+	size_t n = 0;
+	int fd;
+
+	path_in(copy, sizeof(copy), "shrinks");
+	if (!copy_file("/proc/self/exe", copy) || chown(copy, 4242, 4242)) {
+		CHECK(0, "elf: a user's copy of the binary");
+		return;
+	}
+	fd = open(copy, O_RDWR | O_CLOEXEC);
+	f = fd >= 0 ? elf_file_open(fd, copy) : NULL;
+	CHECK(f && !ftruncate(fd, 0), "elf: opened, then truncated by its owner");
+	it = f ? elf_sym_iter_new(f, ELF_SYMS_SYMTAB | ELF_SYMS_DYNSYM) : NULL;
+	while (it && elf_sym_iter_next(it, &s) > 0)
+		n++;
+	CHECK(n > 10, "elf: its symbols still read, no SIGBUS");
+	elf_sym_iter_free(it);
+	elf_file_free(f);
+	if (fd >= 0)
+		close(fd);
+	unlink(copy);
+}
+
 static void test_elf(void)
 {
 	struct elf_file *f;
@@ -394,6 +426,7 @@ static void test_elf(void)
 	stop_reset();
 	(void)target;
 	elf_file_free(f);
+	test_elf_truncated();
 	errno = 0;
 	CHECK(!elf_file_mem("junk", "junk", 4) && errno == ENOEXEC,
 	      "elf: junk is not ELF: ENOEXEC");
