@@ -132,7 +132,7 @@ _scry()
 		_scry_reply all S D
 		return
 		;;
-	-o | --output)
+	-o | --output | -f | --file)
 		mapfile -t COMPREPLY < <(compgen -f -- "$_scry_word")
 		return
 		;;
@@ -150,8 +150,11 @@ _scry()
 		return
 		;;
 	-d | --duration | --interval | --top | --min-block | \
-	--max-keys | --max-stacks | --max-unwind-rows)
+	--max-keys | --max-stacks | --max-unwind-rows | --buffer-size)
 		return		# a number
+		;;
+	-e | --program | --map)
+		return		# a program, a map's name: nothing to offer
 		;;
 	-l | --list)
 		_scry_probe

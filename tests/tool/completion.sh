@@ -55,8 +55,10 @@ check_eq "--state: the states scry accepts" "$(comp 'scry offcpu --state ')" \
 	"$(accepted offcpu --state bogus)"
 check_eq "--unwind: 'd' completes to dwarf" "$(comp 'scry --unwind d')" dwarf
 check "-p: offers this shell's pid" has "$(comp 'scry -p ')" $$
-touch "$TMP/cpu.svg"
+touch "$TMP/cpu.svg" "$TMP/prog.bt"
 check_eq "-o: offers files" "$(comp "scry -o $TMP/cp")" "$TMP/cpu.svg"
+check_eq "-f: offers files (a script)" "$(comp "scry -f $TMP/pr")" "$TMP/prog.bt"
+check_eq "--buffer-size: a number, nothing offered" "$(comp 'scry --buffer-size ')" ""
 
 # probe parts through scry -l: uprobe:LIB:FUNC, syscall:, tracepoint:, usdt:
 check_eq "uprobe:libc:mallo -> malloc and friends (colon-trimmed, as readline wants)" \
