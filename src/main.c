@@ -343,6 +343,33 @@ static int parse_ull(const char *opt, const char *s, unsigned long long min,
 	return 0;
 }
 
+/*
+ * A zombie has exited and only waits for its parent to reap it: nothing
+ * to trace. Its leader alone being a zombie is not enough (main() may
+ * have called pthread_exit while threads run): the whole group is gone
+ * when the zombie leader is its last thread.
+ */
+static bool pid_exited(pid_t pid)
+{
+	char path[64], line[128];
+	bool zombie = false;
+	int threads = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;	/* kill() just saw it: let the run find out */
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "State:", 6))
+			zombie = strchr(line, 'Z') || strchr(line, 'X');
+		else if (!strncmp(line, "Threads:", 8))
+			threads = atoi(line + 8);
+	}
+	fclose(f);
+	return zombie && threads <= 1;
+}
+
 static int parse_pid(struct cli *c, const char *s)
 {
 	unsigned long long v;
@@ -351,6 +378,11 @@ static int parse_pid(struct cli *c, const char *s)
 		return -EINVAL;
 	if (kill((pid_t)v, 0) && errno == ESRCH) {
 		log_err("-p: pid %llu: no such process", v);
+		return -ESRCH;
+	}
+	if (pid_exited((pid_t)v)) {
+		log_err("-p: pid %llu has exited (a zombie its parent has not "
+			"reaped yet): nothing to trace", v);
 		return -ESRCH;
 	}
 	if (c->o.npids >= SCRY_MAX_TARGETS) {

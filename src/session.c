@@ -31,6 +31,7 @@
 #include <scry/format.h>
 #include <scry/log.h>
 #include <scry/out.h>
+#include <scry/outfile.h>
 #include <scry/plan.h>
 #include <scry/report.h>
 #include <scry/session.h>
@@ -47,6 +48,7 @@ struct session {
 	struct syms *syms;
 	struct unwind_store *unwind;	/* DWARF tables, NULL with --unwind=fp */
 	struct ring_buffer *rb;
+	struct outfile *out;		/* -o FILE or stdout, opened first */
 	int sigfd;
 	int pidfds[SCRY_MAX_TARGETS];	/* -1 once the process exited */
 	int npidfds;
@@ -324,31 +326,10 @@ static void fill_header(const struct session *s, const struct plan *p,
 		r->period_ns = 1000000000ULL / p->probes[0].hz;
 }
 
-/* -o FILE: replace it whole, so a reader never sees half a snapshot */
-static int write_file(const char *path, const char *buf, size_t len)
-{
-	char tmp[PATH_MAX];
-	FILE *f;
-
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, getpid());
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	if (fwrite(buf, 1, len, f) != len || fclose(f)) {
-		unlink(tmp);
-		return -EIO;
-	}
-	if (rename(tmp, path)) {
-		unlink(tmp);
-		return -errno;
-	}
-	return 0;
-}
-
 /*
  * Format the whole snapshot in memory, then write it at once (stdout or
- * -o), so snapshots never interleave. A closed pipe (| head) is not an
- * error worth a message.
+ * -o, outfile.c says how and reports its failures), so snapshots never
+ * interleave.
  */
 static int print_report(const struct session *s, struct report *r)
 {
@@ -365,16 +346,13 @@ static int print_report(const struct session *s, struct report *r)
 		return -errno;
 	err = s->o->format->print(m, r);
 	if (fclose(m) && !err)
-		err = -EIO;
-	if (!err && s->o->output)
-		err = write_file(s->o->output, buf, len);
-	else if (!err && (fwrite(buf, 1, len, stdout) != len || fflush(stdout)))
-		err = errno == EPIPE ? -EPIPE : -EIO;
+		err = -ENOMEM;
+	if (err)
+		log_err("formatting the report: %s", strerror(-err));
+	else
+		err = outfile_write(s->out, buf, len);
 	free(buf);
 	out_stats(stderr, r);
-	if (err && err != -EPIPE)
-		log_err("writing %s: %s", s->o->output ? s->o->output :
-			"output", strerror(-err));
 	return err;
 }
 
@@ -563,9 +541,14 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 
 	s.a.plan = p;
 	s.a.opts = o;
+	/* before anything is traced: a bad -o must not cost the run */
+	err = outfile_open(o->output, &s.out);
+	if (err)
+		return err == -ENOMEM ? 1 : 2;
 	s.syms = syms_new();
 	if (!s.syms) {
 		log_err("out of memory");
+		outfile_free(s.out);
 		return 1;
 	}
 	syms_set_flags(s.syms, (o->lines ? SYMS_LINES : 0) |
@@ -614,6 +597,7 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 	events_free(s.events);
 	attach_close(&s.a);
 	syms_free(s.syms);
+	outfile_free(s.out);
 	if (s.sigfd >= 0)
 		close(s.sigfd);
 	if (err && s.a.usage_error)

@@ -2,7 +2,10 @@
 # What a traced user controls, turned against root's scry, each input
 # built here: file names, a thread name, symbol names and USDT notes that
 # carry newlines and escape sequences must come out escaped exactly as
-# docs/ESCAPING.md says (never a raw control byte, never a forged row).
+# docs/ESCAPING.md says (never a raw control byte, never a forged row);
+# -o into a directory another user (nobody) writes, onto devices, FIFOs
+# and /proc links, a full file system; errors found before tracing; -p
+# of a zombie.
 . "$(dirname "$0")/../lib.sh"
 
 HWL=$WL/hostile_wl
@@ -129,3 +132,101 @@ expect "-l of a missing binary with escapes in its name" 2 \
 	-- "$SCRY" -l $'uprobe:/tmp/no\e]2;PWN\asuch:*'
 check_eq "error message: one line, no raw control byte" \
 	"$(wc -l <"$TMP/e.err") $(raw_controls "$TMP/e.err")" "1 0"
+
+# ---- -o as root where another user writes ----
+# nobody's home for the test: a directory they own, and /tmp's kind of
+# directory (sticky, world-writable); root's secret must survive
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+chmod 711 "$TMP"
+O=$(cd "$TMP" && pwd -P)/o
+mkdir -p "$O/home" "$O/sticky" "$O/target" && chown nobody "$O/home" &&
+	chmod 1777 "$O/sticky" || { fail "prepare $O"; exit 1; }
+printf 'SECRET\n' >"$O/secret" && chmod 600 "$O/secret"
+TRACE=(-q -c "$HWL comm" 'syscall:getpid { @[comm] = count() }')
+
+as_nobody ln -s "$O/secret" "$O/home/r.txt"
+expect "-o: nobody's link to root's file, in nobody's directory" 2 \
+	"^scry: -o $O/home/r.txt: 'r.txt' is a symbolic link owned by uid 65534: not following a link another user controls \(give the path it points to\)$" \
+	-- "$SCRY" "${TRACE[@]}" -o "$O/home/r.txt"
+as_nobody ln -s "$O/secret" "$O/sticky/r.txt"
+expect "-o: nobody's link in a sticky world-writable directory" 2 \
+	"^scry: -o $O/sticky/r.txt: 'r.txt' is a symbolic link owned by uid 65534: not following" \
+	-- "$SCRY" "${TRACE[@]}" -o "$O/sticky/r.txt"
+as_nobody ln -s "$O/target" "$O/home/dir"
+expect "-o: nobody's link on the way to the file" 2 \
+	"^scry: -o $O/home/dir/x: 'dir' is a symbolic link owned by uid 65534: not following" \
+	-- "$SCRY" "${TRACE[@]}" -o "$O/home/dir/x"
+check_eq "-o: root's secret untouched, nothing where the links point" \
+	"$(cat "$O/secret") $(ls -A "$O/target" | wc -l)" "SECRET 0"
+check_eq "-o: nobody's links left as they were" \
+	"$(find "$O/home" "$O/sticky" -type l -user nobody | wc -l)" 3
+
+"$SCRY" "${TRACE[@]}" -o "$O/home/ok.txt" 2>"$TMP/ok.err"
+check_status "-o: a new file in nobody's directory" $? 0 "$TMP/ok.err"
+check_eq "-o: the report is there, owned by root, nothing else left" \
+	"$(grep -c 'x\\x1b' "$O/home/ok.txt") $(stat -c %U "$O/home/ok.txt") $(ls -A "$O/home" | wc -l)" \
+	"1 root 3"
+
+# ---- -o onto what is not a regular file: written in place ----
+# a null device of our own: a scry that replaced it must not break the
+# machine's /dev/null
+mknod -m 666 "$O/null" c 1 3
+"$SCRY" "${TRACE[@]}" -o "$O/null" 2>"$TMP/n.err"
+check_status "-o a null device: runs" $? 0 "$TMP/n.err"
+check_eq "-o a null device: still the device" "$(stat -c '%F %t:%T' "$O/null")" \
+	"character special file 1:3"
+# what /dev/stdout is, made here for the same reason
+ln -s /proc/self/fd/1 "$O/to-stdout"
+"$SCRY" "${TRACE[@]}" -o "$O/to-stdout" >"$TMP/ln.out" 2>"$TMP/ln.err"
+check_status "-o LINK to /proc/self/fd/1: runs" $? 0 "$TMP/ln.err"
+check_eq "-o LINK to /proc/self/fd/1: report on stdout, the link stays" \
+	"$(grep -c 'x\\x1b' "$TMP/ln.out") $(stat -c %F "$O/to-stdout")" \
+	"1 symbolic link"
+mkfifo "$O/fifo"
+timeout 60 cat "$O/fifo" >"$TMP/fifo.out" &
+reader=$!
+"$SCRY" "${TRACE[@]}" -o "$O/fifo" 2>"$TMP/f.err"
+check_status "-o FIFO: runs" $? 0 "$TMP/f.err"
+wait $reader
+check_eq "-o FIFO: the reader got the report, the FIFO stays" \
+	"$(grep -c 'x\\x1b' "$TMP/fifo.out") $(stat -c %F "$O/fifo")" "1 fifo"
+
+# ---- failures named before tracing, or with their own errno ----
+t0=$(date +%s%N)
+expect "-o /nonexistent/x: refused before tracing" 2 \
+	"^scry: -o /nonexistent/x: 'nonexistent': No such file or directory$" \
+	-- "$SCRY" offcpu -d 3 -o /nonexistent/x
+ms=$((($(date +%s%N) - t0) / 1000000))
+check_eq "-o /nonexistent/x: one line, no tracing banner" \
+	"$(wc -l <"$TMP/e.err") $(grep -c tracing "$TMP/e.err")" "1 0"
+check "-o /nonexistent/x: fails at once, not after -d 3 (${ms} ms)" test "$ms" -lt 2500
+mkdir "$O/small"
+if mount -t tmpfs -o size=64k scry-test "$O/small"; then
+	CLEANUP+=("umount -l '$O/small'")
+	head -c 64k /dev/zero >"$O/small/fill" 2>/dev/null
+	expect "-o on a full file system: ENOSPC, not EIO" 1 \
+		"^scry: writing $O/small/out: No space left on device$" \
+		-- "$SCRY" "${TRACE[@]}" -o "$O/small/out"
+	check_eq "-o on a full file system: no temporary file left" \
+		"$(ls -A "$O/small")" fill
+else
+	fail "mount a 64k tmpfs on $O/small"
+fi
+mknod -m 666 "$O/full" c 1 7
+expect "stdout on a full device: ENOSPC" 1 \
+	"^scry: writing standard output: No space left on device$" \
+	-- sh -c "exec \"\$0\" \"\$@\" >'$O/full'" "$SCRY" "${TRACE[@]}"
+
+# ---- -p of a zombie ----
+( sleep 0.01 & echo $! >"$TMP/zpid"; exec sleep 30 ) &
+parent=$!
+CLEANUP+=("kill $parent")
+for ((i = 0; i < 100; i++)); do
+	[ -s "$TMP/zpid" ] && [ "$(awk '/^State:/ { print $2 }' "/proc/$(cat "$TMP/zpid")/status" 2>/dev/null)" = Z ] && break
+	sleep 0.05
+done
+z=$(cat "$TMP/zpid")
+expect "-p of a zombie: says it has exited" 2 \
+	"^scry: -p: pid $z has exited \(a zombie its parent has not reaped yet\): nothing to trace$" \
+	-- "$SCRY" offcpu -p "$z" -d 1
+kill "$parent" 2>/dev/null
