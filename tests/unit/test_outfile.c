@@ -437,7 +437,7 @@ int main(void)
 		hostile_links();
 		full_fs();
 	} else {
-		printf("# skip: links of another user, full tmpfs (need root)\n");
+		SKIP("links of another user, a full tmpfs", "need root");
 	}
 	{
 		char cmd[600];
