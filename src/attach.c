@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include <scry/attach.h>
 #include <scry/log.h>
+#include <scry/mapmem.h>
 #include <scry/session.h>
 #include <scry/source.h>
 #include "scry.skel.h"
@@ -181,6 +182,55 @@ bool attach_has_tp_btf(struct attach *a, const char *tp)
 	return btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) >= 0;
 }
 
+/* Kernel memory the sized maps take, by the option that sizes them. */
+static void map_needs(const struct attach *a, struct mapmem *need)
+{
+	const struct scry *s = a->skel;
+	int ncpus = libbpf_num_possible_cpus();
+	const struct bpf_map *m;
+	__u64 b;
+
+	if (ncpus < 1)
+		ncpus = 1;	/* unreadable: per-CPU sizes at their least */
+	need->value[MAPMEM_KEYS] = a->opts->max_keys;
+	need->value[MAPMEM_STACKS] = a->opts->max_stacks;
+	need->value[MAPMEM_UNWIND] = a->opts->max_unwind_rows;
+	need->value[MAPMEM_BUFFER] = a->opts->buffer_size;
+	bpf_object__for_each_map(m, s->obj) {
+		b = mapmem_bytes(bpf_map__type(m), bpf_map__key_size(m),
+				 bpf_map__value_size(m),
+				 bpf_map__max_entries(m),
+				 bpf_map__map_flags(m), ncpus);
+		need->total += b;
+		if (m == s->maps.aggs || m == s->maps.vars ||
+		    m == s->maps.strings || m == s->maps.inflight)
+			need->by[MAPMEM_KEYS] += b;
+		else if (m == s->maps.stacks)
+			need->by[MAPMEM_STACKS] += b;
+		else if (m == s->maps.unwind_rows)
+			need->by[MAPMEM_UNWIND] += b;
+		else if (m == s->maps.events)
+			need->by[MAPMEM_BUFFER] += b;
+	}
+}
+
+/*
+ * Sizes the machine cannot hold are refused before loading, naming the
+ * option: otherwise the kernel's ENOMEM comes mid-load, and could read
+ * as the verifier's.
+ */
+static int check_memory(struct attach *a)
+{
+	char why[64] = "";
+	__u64 avail = mapmem_available("", why, sizeof(why));
+
+	map_needs(a, &a->need);
+	if (!mapmem_check(&a->need, avail, why))
+		return 0;
+	a->usage_error = true;
+	return -ENOMEM;
+}
+
 static int open_and_load(struct attach *a)
 {
 	const struct plan *p = a->plan;
@@ -214,7 +264,16 @@ static int open_and_load(struct attach *a)
 		if (err)
 			return err;
 	}
-	return scry__load(a->skel);
+	err = check_memory(a);
+	if (err)
+		return err;
+	err = scry__load(a->skel);
+	/* maps are created first, and nothing else in a load takes as much */
+	if (err == -ENOMEM) {
+		mapmem_enomem(&a->need);
+		a->usage_error = true;
+	}
+	return err;
 }
 
 int attach_load(struct attach *a)
@@ -224,6 +283,9 @@ int attach_load(struct attach *a)
 
 	err = open_and_load(a);
 	if (err) {
+		/* the maps' ENOMEM was said, with the option to lower */
+		if (err == -ENOMEM && a->need.total)
+			return err;
 		if (err == -EPERM)
 			log_err("loading BPF programs: %s: needs CAP_BPF and "
 				"CAP_PERFMON; check 'ulimit -l' and "

@@ -8,6 +8,7 @@
 #define SCRY_ATTACH_H
 
 #include <stdbool.h>
+#include <scry/mapmem.h>
 #include <scry/plan.h>
 
 struct scry;
@@ -27,6 +28,7 @@ struct attach {
 	bool filter_targets;		/* filter even while pids is empty (-c) */
 	bool follow_forks;		/* children of targets become targets (-c) */
 	bool usage_error;		/* failed on what the user wrote (exit 2) */
+	struct mapmem need;		/* kernel memory the sized maps take */
 };
 
 /*

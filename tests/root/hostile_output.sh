@@ -230,3 +230,46 @@ expect "-p of a zombie: says it has exited" 2 \
 	"^scry: -p: pid $z has exited \(a zombie its parent has not reaped yet\): nothing to trace$" \
 	-- "$SCRY" offcpu -p "$z" -d 1
 kill "$parent" 2>/dev/null
+
+# ---- map sizes the memory cgroup cannot hold: refused before loading ----
+# a child of this test's own memory cgroup, limited to 1.5 GiB (the
+# issue's case); scry runs inside it with the largest sizes
+cg_dir() {	# the memory cgroup directory of this shell, v1 or v2
+	local v1 v2
+	v1=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/self/cgroup)
+	v2=$(awk -F: '$1 == 0 && $2 == "" { print $3 }' /proc/self/cgroup)
+	if [ -n "$v1" ] && [ -d "/sys/fs/cgroup/memory$v1" ]; then
+		echo "/sys/fs/cgroup/memory${v1%/}"
+	elif [ -n "$v2" ] && [ -f "/sys/fs/cgroup${v2%/}/memory.max" ]; then
+		echo "/sys/fs/cgroup${v2%/}"
+	fi
+}
+CG=$(cg_dir)
+CG=${CG:+$CG/scry-test-$$}
+if [ -n "$CG" ] && mkdir "$CG" 2>/dev/null; then
+	CLEANUP+=("rmdir '$CG'")
+	if [ -f "$CG/memory.limit_in_bytes" ]; then
+		echo $((1536 << 20)) >"$CG/memory.limit_in_bytes"
+	else
+		echo $((1536 << 20)) >"$CG/memory.max"
+	fi
+	t0=$(date +%s%N)
+	expect "--max-keys/--max-stacks maxima in a 1.5 GiB cgroup: refused, naming them" 2 \
+		'^scry: BPF maps would take [0-9.]+ GiB of kernel memory, more than the 1\.[0-9] GiB available \(memory cgroup limit\): lower --max-stacks \([0-9.]+ GiB at 16777216\) or --max-keys \([0-9.]+ GiB at 16777216\)$' \
+		-- sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' _ "$CG" \
+		"$SCRY" offcpu -d 3 --max-keys 16777216 --max-stacks 16777216
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	check_eq "maxima: one line, nothing traced" \
+		"$(wc -l <"$TMP/e.err") $(grep -c tracing "$TMP/e.err")" "1 0"
+	check "maxima: refused before loading, not after -d 3 (${ms} ms)" test "$ms" -lt 2500
+	expect "--max-keys 4194304 in a 1.5 GiB cgroup: names --max-keys alone" 2 \
+		'^scry: BPF maps would take [0-9.]+ GiB of kernel memory, more than the 1\.[0-9] GiB available \(memory cgroup limit\): lower --max-keys \([0-9.]+ GiB at 4194304\)$' \
+		-- sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' _ "$CG" \
+		"$SCRY" offcpu -d 3 --max-keys 4194304
+	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' _ "$CG" \
+		"$SCRY" "${TRACE[@]}" --max-keys 262144 >"$TMP/mk.out" 2>"$TMP/mk.err"
+	check_status "--max-keys 262144 in the 1.5 GiB cgroup: fits, runs" $? 0 "$TMP/mk.err"
+	check_eq "--max-keys 262144: the exact answer" "$(grep -c 'x\\x1b.* 7$' "$TMP/mk.out")" 1
+else
+	skip "map sizes in a limited memory cgroup" "cannot create a child of this shell's memory cgroup ($(cg_dir))"
+fi

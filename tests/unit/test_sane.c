@@ -16,6 +16,7 @@
 #include <scry/sane.h>
 
 #include "check.h"
+#include "test_util.h"
 
 /* sane_fputs into a string; NULL if it failed. */
 static char *esc(const char *s, unsigned int flags, size_t *cols)
@@ -328,49 +329,22 @@ static void failing_stream(void)
 	fclose(f);
 }
 
-/* Run @fn with stderr sent to a file; returns what it wrote. */
-static char *capture_stderr(void (*fn)(void))
-{
-	char path[] = "/tmp/scry-test-sane.XXXXXX";
-	int fd = mkstemp(path), saved = dup(2);
-	char *buf;
-	FILE *f;
-	long n;
-
-	if (fd < 0 || saved < 0)
-		abort();
-	fflush(stderr);
-	dup2(fd, 2);
-	fn();
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	f = fdopen(fd, "r");
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n)
-		abort();
-	fclose(f);
-	unlink(path);
-	return buf;
-}
-
 static int errno_after;
 
-static void log_hostile(void)
+static void log_hostile(void *arg)
 {
+	(void)arg;
 	errno = ENOSPC;
 	log_err("%s: cannot open: %s", "/tmp/a\x1b]2;PWN\a\nFAKE b\\c",
 		"No such file");
 	errno_after = errno;
 }
 
-static void log_long(void)
+static void log_long(void *arg)
 {
 	char name[1200];
 
+	(void)arg;
 	memset(name, 'n', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
 	name[700] = '\n';
@@ -379,14 +353,14 @@ static void log_long(void)
 
 static void logging(void)
 {
-	char *got = capture_stderr(log_hostile);
+	char *got = capture_stderr(log_hostile, NULL);
 	char want[1300];
 
 	CHECK_STR(got, "scry: /tmp/a\\x1b]2;PWN\\x07\\nFAKE b\\\\c: cannot "
 		  "open: No such file\n", "log_err escapes the whole message");
 	CHECK_INT(errno_after, ENOSPC, "log_err keeps errno");
 	free(got);
-	got = capture_stderr(log_long);
+	got = capture_stderr(log_long, NULL);
 	memset(want, 0, sizeof(want));
 	strcpy(want, "scry: long ");
 	memset(want + strlen(want), 'n', 700);

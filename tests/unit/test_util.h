@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdbool.h>
+#include <unistd.h>
 #include <scry/report.h>
 
 typedef int (*printer_fn)(FILE *f, const struct report *r);
@@ -140,6 +141,30 @@ static inline void new_rows(struct report *r, enum scry_agg agg, size_t n)
 	r->agg = agg;
 	r->nrows = n;
 	r->rows = xcalloc(n, sizeof(*r->rows));
+}
+
+/*
+ * What @fn(@arg) writes to stderr (diagnostics: log.c), as a string to
+ * free. stderr goes to a temporary file meanwhile.
+ */
+static inline char *capture_stderr(void (*fn)(void *arg), void *arg)
+{
+	char path[] = "/tmp/scry-test-stderr.XXXXXX";
+	int fd = mkstemp(path), saved = dup(2);
+	char *buf;
+
+	if (fd < 0 || saved < 0)
+		abort();
+	fflush(stderr);
+	dup2(fd, 2);
+	fn(arg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(fd);
+	buf = read_all(path);
+	unlink(path);
+	return buf ? buf : xstrdup("");
 }
 
 #endif /* SCRY_TEST_UTIL_H */
