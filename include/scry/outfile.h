@@ -42,7 +42,8 @@ int outfile_open(const char *path, struct outfile **out);
 /*
  * Write @len bytes at @buf as one snapshot: replaces the file (see
  * above) or writes them all in place. Returns 0 or the -errno of the
- * step that failed (-ENOSPC, -EPIPE, ...), having printed nothing.
+ * step that failed (-ENOSPC, not -EIO), having printed one line naming
+ * it; a closed pipe (-EPIPE, | head) is not worth a line.
  */
 int outfile_write(struct outfile *of, const void *buf, size_t len);
 
