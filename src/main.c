@@ -198,6 +198,8 @@ static void usage(FILE *f)
 "Options:\n"
 "  -p, --pid PID         trace this process (repeatable); stop when all exit\n"
 "  -c, --cmd CMD         run CMD (through /bin/sh), trace it, stop when it exits\n"
+"  -a, --all             with -c, trace every process, not only CMD's (as\n"
+"                        bpftrace's -c: /pid == cpid/ picks CMD's events)\n"
 "  -d, --duration SECS   stop after SECS seconds\n");
 	usage_formats(f);
 	fprintf(f,
@@ -295,6 +297,7 @@ static const struct option base_opts[] = {
 	{ "state",	required_argument, NULL, OPT_STATE },
 	{ "min-block",	required_argument, NULL, OPT_MIN_BLOCK },
 	{ "unsafe",	no_argument,	   NULL, OPT_UNSAFE },
+	{ "all",	no_argument,	   NULL, 'a' },
 	{ "map",	required_argument, NULL, OPT_MAP },
 	{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
 	{ "program",	required_argument, NULL, 'e' },
@@ -491,7 +494,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		c->o.max_unwind_rows = 1 << 21;	/* 16 MiB of 8-byte rows */
 	if (!c->o.buffer_size)
 		c->o.buffer_size = 1 << 22;
-	while (!err && (opt = getopt_long(argc, argv, "+p:c:d:o:F:e:f:lqvwhV",
+	while (!err && (opt = getopt_long(argc, argv, "+p:c:d:o:F:e:f:alqvwhV",
 					  long_opts(), NULL)) != -1) {
 		switch (opt) {
 		case 'p': err = parse_pid(c, optarg); break;
@@ -501,6 +504,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			break;
 		case 'l': c->list = true; break;
 		case 'e': c->program = optarg; break;
+		case 'a': c->o.all = true; break;
 		case 'f': err = read_program(c, optarg); break;
 		case 'w':
 		case OPT_UNSAFE: c->o.unsafe = true; break;

@@ -418,8 +418,8 @@ int out_text(FILE *f, const struct report *r)
 	label = r->nmaps > 1 || (r->nmaps == 1 && r->map_name &&
 				 strcmp(r->map_name, "@"));
 	for (i = 0; !err && i < r->nmaps; i++) {
-		/* among several, an empty map is noise */
-		if (r->nmaps > 1 && !r->maps[i]->nrows)
+		/* an empty map, named or among several, is noise (bpftrace) */
+		if (label && !r->maps[i]->nrows)
 			continue;
 		err = put_map(f, r->maps[i], label);
 	}

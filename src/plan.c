@@ -973,6 +973,41 @@ static int want_str(struct cc *c, struct plan_type *t, int col,
 		    " (str(ADDR) reads a string from memory)" : "");
 }
 
+/*
+ * probe == "NAME", func == "NAME": the value is a probe's index, so the
+ * name becomes the index it has in this clause (-1 when none has it).
+ * The string just compiled is dropped.
+ */
+static int compare_label(struct cc *c, const struct expr_node *n,
+			 const struct plan_type *l, struct plan_type *t)
+{
+	const struct plan_clause *cl = c->cl;
+	const char *want = n->right->sval;
+	bool func = l->fmt == PLAN_F_FUNC;
+	__s64 id = -1;
+	int i, nr;
+
+	c->n--;			/* the SLIT of the string */
+	c->sp--;
+	c->slot--;
+	if (cl->by_syscall) {
+		const char *name = func ? want :
+				   !strncmp(want, "syscall:", 8) ? want + 8 :
+				   NULL;
+
+		nr = name ? plan_syscall_nr(name) : -1;
+		if (nr >= 0)
+			id = (__s64)c->ci << 32 | nr;
+	} else {
+		for (i = 0; i < cl->nlabels; i++)
+			if (!strcmp(func ? cl->funcs[i] : cl->labels[i], want))
+				id = (__s64)c->ci << 32 | i;
+	}
+	*t = T_INT;
+	return emit(c, n->right->col, SCRY_OP_IMM, 0, 0, 0, 0, id, 0, 1) ? :
+	       emit(c, n->col, bin_ops[n->op], 0, 0, 0, 0, 0, 2, 1);
+}
+
 static int compile_binary(struct cc *c, const struct expr_node *n,
 			  struct plan_type *t)
 {
@@ -994,6 +1029,10 @@ static int compile_binary(struct cc *c, const struct expr_node *n,
 	ret = compile_expr(c, n->right, &r);
 	if (ret)
 		return ret;
+	if ((l.fmt == PLAN_F_PROBE || l.fmt == PLAN_F_FUNC) &&
+	    n->right->kind == EXPR_STR && (n->op == EXPR_EQ ||
+					   n->op == EXPR_NE))
+		return compare_label(c, n, &l, t);
 	if ((l.kind == PLAN_V_STR || r.kind == PLAN_V_STR ||
 	     is_charptr(&r)) && (n->op == EXPR_EQ || n->op == EXPR_NE)) {
 		/* a string comparison: both sides strings */

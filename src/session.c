@@ -471,7 +471,8 @@ static int session_start(struct session *s, const struct plan *p)
 				strerror(-err));
 			return err;
 		}
-		s->a.filter_targets = true;
+		/* -a: the command runs, everything is traced (bpftrace's -c) */
+		s->a.filter_targets = !s->o->all;
 		s->a.follow_forks = true;
 	}
 	s->a.cpid = s->child;

@@ -29,6 +29,7 @@ struct scry_opts {
 	__u32 max_keys;			/* --max-keys */
 	__u32 buffer_size;		/* --buffer-size: printf's ring, bytes */
 	bool unsafe;			/* --unsafe: signal() allowed */
+	bool all;			/* -a: with -c, trace every process */
 	const char *map;		/* --map @name: the one to fold/draw */
 	__u32 max_stacks;		/* --max-stacks */
 	const char *question;		/* "offcpu" or NULL for an expression */

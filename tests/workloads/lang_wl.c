@@ -10,11 +10,16 @@
  *   openat DIR/a 3 times, DIR/b 5 times (created here, 0 bytes)
  *   read    4 x 777 bytes from /dev/zero
  *   pread64 2 x 777 bytes from /dev/zero
- * then prints "done" and exits 0.
+ * then prints "done SUM" and exits 0.
+ *
+ *   lang_wl dio FILE    writes 1 MiB to FILE with O_DIRECT, one write(),
+ *                       fsyncs, unlinks it: block I/O requests
+ *   lang_wl exec        execs /bin/true one two three (an argv to join)
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "gate.h"
 
@@ -43,13 +48,41 @@ static void opens(const char *dir, const char *name, int n)
 	}
 }
 
+/* 1 MiB straight to the device: block requests the tools can count */
+static int dio(const char *path)
+{
+	size_t len = 1 << 20;
+	void *buf;
+	int fd;
+
+	if (posix_memalign(&buf, 4096, len))
+		return 1;
+	memset(buf, 0x5a, len);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0644);
+	if (fd < 0 || write(fd, buf, len) != (ssize_t)len || fsync(fd)) {
+		perror(path);
+		return 1;
+	}
+	close(fd);
+	unlink(path);
+	free(buf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const names[] = { "name0", "name1", "name2" };
 	int i, fd, sum = 0;
 
+	if (argc == 3 && !strcmp(argv[1], "dio"))
+		return dio(argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "exec")) {
+		execl("/bin/true", "true", "one", "two", "three", (char *)NULL);
+		perror("/bin/true");
+		return 1;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: lang_wl DIR [GATE]\n");
+		fprintf(stderr, "usage: lang_wl DIR [GATE] | dio FILE | exec\n");
 		return 2;
 	}
 	gate(argc > 2 ? argv[2] : NULL);
