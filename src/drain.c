@@ -201,6 +201,9 @@ char *drain_format_value(struct attach *a, struct syms *s,
 	int n;
 
 	memset(fr, 0, sizeof(fr));
+	/* a string variable's value is its string-store id */
+	if (t->kind == PLAN_V_STR)
+		return string_of(a, v);
 	switch (t->fmt) {
 	case PLAN_F_STRID:
 		return string_of(a, v);

@@ -25,6 +25,16 @@ check_eq "map variables: the histogram holds the 10" \
 check "map variables: delete() left @start empty (not printed)" \
 	bash -c "! grep -q '^@start:' '$TMP/v.out'"
 check "maps print under their names" grep -q '^@ns:$' "$TMP/v.out"
+"$SCRY" -q --json -c "$W $D" "uprobe:$W:lang_fn { @start[tid] = nsecs; @c[comm] = count(); @v[arg0] = str(arg1); @h = hist(arg0) }" \
+	| grep '^{' >"$TMP/v.json"
+check "--json: every map by name, valid per docs/scry.schema.json" \
+	python3 tests/schema_check.py docs/scry.schema.json "$TMP/v.json"
+check_eq "--json: the main map and the others" \
+	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["map"], *[m["name"] for m in d["maps"]])' "$TMP/v.json")" \
+	"@c @start @v @h"
+check_eq "--json: a string variable's value" \
+	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([r["string"] for m in d["maps"] if m["name"] == "@v" for r in m["rows"] if r["keys"]["arg0"] == 4][0])' "$TMP/v.json")" \
+	name1
 
 # -- self-> thread-locals, as DTrace writes it ------------------------------
 "$SCRY" -q -c "$W $D" "uprobe:$W:lang_fn { self->ts = timestamp }
