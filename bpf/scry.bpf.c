@@ -375,40 +375,56 @@ static __always_inline struct scry_scratch *uprobe_event(struct pt_regs *ctx,
 	return s;
 }
 
+/*
+ * The user registers to unwind from: a uprobe's are its context; a
+ * kprobe's context is the kernel's, the user's are where the task
+ * entered the kernel.
+ */
+static __always_inline void scry_uregs_at(struct pt_regs *ctx, bool kernel,
+					  struct scry_uregs *ur)
+{
+	if (kernel)
+		scry_uregs_of(bpf_get_current_task_btf(), ur);
+	else
+		scry_uregs_ctx(ctx, ur);
+}
+
 /* Entry of a probe with no return half (uprobe, kprobe). */
-static __always_inline int on_entry(struct pt_regs *ctx, __u32 c)
+static __always_inline int on_entry(struct pt_regs *ctx, __u32 c, bool kernel)
 {
 	struct scry_scratch *s = uprobe_event(ctx, c);
 	struct scry_uregs ur;
 
 	if (s) {
-		scry_uregs_ctx(ctx, &ur);
+		scry_uregs_at(ctx, kernel, &ur);
 		scry_fire(ctx, s, &ur, c);
 	}
 	return 0;
 }
 
 /* Entry of a return probe: park arguments and the entry time. */
-static __always_inline int on_entry_park(struct pt_regs *ctx, __u32 c)
+static __always_inline int on_entry_park(struct pt_regs *ctx, __u32 c,
+					 bool kernel)
 {
 	struct scry_scratch *s = uprobe_event(ctx, c);
 	struct scry_uregs ur;
 
 	if (s) {
-		scry_uregs_ctx(ctx, &ur);
+		scry_uregs_at(ctx, kernel, &ur);
 		scry_begin(ctx, s, &ur, c);
 	}
 	return 0;
 }
 
-static __always_inline int on_return(struct pt_regs *ctx, __u32 c)
+static __always_inline int on_return(struct pt_regs *ctx, __u32 c,
+				     bool kernel)
 {
 	struct scry_scratch *s = scry_scratch();
 	struct scry_uregs ur;
 
 	if (!s)
 		return 0;
-	scry_uregs_ctx(ctx, &ur);
+	scry_uregs_at(ctx, kernel, &ur);
 	scry_end(ctx, s, (__u32)bpf_get_current_pid_tgid(),
 		 PT_REGS_RC(ctx), &ur, c);
 	return 0;
@@ -440,20 +456,62 @@ static __always_inline int on_usdt(struct pt_regs *ctx, __u32 c)
 
 #define UPROBES(c)							\
 SEC("uprobe") int uprobe_##c(struct pt_regs *ctx)			\
-{ return on_entry(ctx, c); }						\
+{ return on_entry(ctx, c, false); }					\
 SEC("uprobe") int uprobe_park_##c(struct pt_regs *ctx)			\
-{ return on_entry_park(ctx, c); }					\
+{ return on_entry_park(ctx, c, false); }				\
 SEC("uretprobe") int uretprobe_##c(struct pt_regs *ctx)			\
-{ return on_return(ctx, c); }						\
+{ return on_return(ctx, c, false); }						\
 SEC("usdt") int usdt_##c(struct pt_regs *ctx)				\
 { return on_usdt(ctx, c); }						\
 SEC("kprobe") int kprobe_##c(struct pt_regs *ctx)			\
-{ return on_entry(ctx, c); }						\
+{ return on_entry(ctx, c, true); }					\
 SEC("kprobe") int kprobe_park_##c(struct pt_regs *ctx)			\
-{ return on_entry_park(ctx, c); }					\
+{ return on_entry_park(ctx, c, true); }				\
 SEC("kretprobe") int kretprobe_##c(struct pt_regs *ctx)			\
-{ return on_return(ctx, c); }
+{ return on_return(ctx, c, true); }
 SCRY_CLAUSES(UPROBES)
+
+/* ---- fentry / fexit: BPF trampolines, typed arguments ------------------ */
+
+/*
+ * The function's arguments through bpf_get_func_arg() (5.17+), which
+ * knows how many it has: one program serves any function, its target set
+ * before load (source_fentry.c). fexit also has the return value.
+ */
+static __always_inline int on_fentry(void *ctx, __u32 c, bool ret)
+{
+	struct scry_scratch *s;
+	struct scry_uregs ur;
+	__u64 v;
+	int i;
+
+	if (!scry_target(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	s = scry_scratch();
+	if (!s)
+		return 0;
+	scry_event_init(&s->ev, c);
+	for (i = 0; i < SCRY_NARGS; i++) {
+		v = 0;
+		bpf_get_func_arg(ctx, i, &v);
+		s->ev.args[i] = v;
+	}
+	if (ret) {
+		v = 0;
+		bpf_get_func_ret(ctx, &v);
+		s->ev.retval = v;
+	}
+	scry_uregs_of(bpf_get_current_task_btf(), &ur);
+	scry_fire(ctx, s, &ur, c);
+	return 0;
+}
+
+#define FENTRY(c)							\
+SEC("fentry") int fentry_##c(void *ctx)					\
+{ return on_fentry(ctx, c, false); }					\
+SEC("fexit") int fexit_##c(void *ctx)					\
+{ return on_fentry(ctx, c, true); }
+SCRY_CLAUSES(FENTRY)
 
 /* ---- syscalls: raw_syscalls, no tracefs, filtered by number ---------- */
 

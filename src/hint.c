@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <scry/hint.h>
@@ -85,4 +86,18 @@ void hint_offer(struct hint *h, int *nh, int max, const char *name,
 	h[i].name = name;
 	h[i].len = len;
 	h[i].dist = dist;
+}
+
+const char *hint_format(const struct hint *h, int nh, char *buf, size_t len)
+{
+	size_t o = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < nh && o < len; i++)
+		o += snprintf(buf + o, len - o, "%s%.*s", i ? ", " : "; did "
+			      "you mean: ", (int)h[i].len, h[i].name);
+	if (nh && o < len)
+		snprintf(buf + o, len - o, "?");
+	return buf;
 }

@@ -132,7 +132,7 @@ static const char *suggest(const char *name, const char *const *names,
 			   size_t n, char *buf, size_t len)
 {
 	struct hint h[3];
-	size_t i, l = strlen(name), o = 0;
+	size_t i, l = strlen(name);
 	int nh = 0;
 
 	for (i = 0; i < n; i++)
@@ -141,13 +141,7 @@ static const char *suggest(const char *name, const char *const *names,
 				   hint_distance(name, l, names[i],
 						 strlen(names[i]),
 						 hint_limit(l)));
-	buf[0] = '\0';
-	for (i = 0; i < (size_t)nh && o < len; i++)
-		o += snprintf(buf + o, len - o, "%s%.*s", i ? ", " : "; did "
-			      "you mean: ", (int)h[i].len, h[i].name);
-	if (nh && o < len)
-		snprintf(buf + o, len - o, "?");
-	return buf;
+	return hint_format(h, nh, buf, len);
 }
 
 static const char *const function_names[] = {
@@ -248,7 +242,7 @@ static int plan_clause_probes(struct plan *p, int ci, struct expr_error *err)
 				    "clause", first->src->name, pp->src->name);
 		cl->fields &= pp->src->fields;
 		/* an entry (fbt:::entry, syscall::X:entry) has no return */
-		if (!pp->has_end)
+		if (!pp->has_end && !(pp->src->flags & SOURCE_RETURN))
 			cl->fields &= ~(SOURCE_F_RETVAL | SOURCE_F_LATENCY |
 					SOURCE_F_ERRNO);
 	}
@@ -408,12 +402,17 @@ static int missing_field(struct cc *c, const struct builtin *b, int col)
 	const struct plan_probe *pp = &c->p->probes[c->cl->first_probe];
 
 	if (b->need & (SOURCE_F_RETVAL | SOURCE_F_LATENCY))
-		return fail(c->err, col, "'%s' needs a probe with a return: "
-			    "use uretprobe (or kretprobe, syscall:NAME)",
-			    b->name);
+		return fail(c->err, col, "'%s' needs a probe with %s: use "
+			    "uretprobe (or kretprobe, %ssyscall:NAME)",
+			    b->name, b->need & SOURCE_F_LATENCY ? "an entry "
+			    "and a return" : "a return", b->need &
+			    SOURCE_F_LATENCY ? "" : "fexit, ");
 	return fail(c->err, col, "'%s' does not exist for %s probes",
 		    b->name, pp->src->name);
 }
+
+static int compile_btf_arg(struct cc *c, const char *name, int col,
+			   struct plan_type *t);
 
 /* A tracepoint field as a value: a number, a string, or a char *. */
 static int compile_tp_arg(struct cc *c, const char *field, int col,
@@ -422,6 +421,8 @@ static int compile_tp_arg(struct cc *c, const char *field, int col,
 	const struct plan_tp_field *tf;
 	int idx, slot, ret;
 
+	if (c->cl->fields & SOURCE_F_BTFARGS)
+		return compile_btf_arg(c, field, col, t);
 	if (!(c->cl->fields & SOURCE_F_TPARGS))
 		return fail(c->err, col, "args.%s: only tracepoints have "
 			    "args (arg0..arg5 are this probe's arguments)",
@@ -1466,6 +1467,83 @@ static int compile_curtask(struct cc *c, int col, struct plan_type *t)
 	*t = T_INT;
 	t->btf = id;
 	return emit(c, col, SCRY_OP_FIELD, SCRY_F_CURTASK, 0, 0, 0, 0, 0, 1);
+}
+
+/*
+ * args.NAME of fentry/fexit: the parameter NAME of the function, as BTF
+ * has its prototype. The trampoline saves whole registers: a narrower
+ * number is cut to its width (and sign) here, a pointer keeps its
+ * pointee's type for ->.
+ */
+static int compile_btf_arg(struct cc *c, const char *name, int col,
+			   struct plan_type *t)
+{
+	const char *func = c->p->probes[c->cl->first_probe].target[0];
+	const char *names[16] = { 0 };
+	const struct btf_param *prm;
+	const struct btf_type *ft, *bt, *et;
+	struct btf *btf = kernel_btf(c, col);
+	char hints[128];
+	__u32 id, eid;
+	int fid, i, n, bits, ret;
+
+	if (!btf)
+		return -EINVAL;
+	fid = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
+	ft = fid > 0 ? btf__type_by_id(btf, fid) : NULL;
+	ft = ft ? btf__type_by_id(btf, ft->type) : NULL;
+	if (!ft || !btf_is_func_proto(ft))
+		return fail(c->err, col, "BTF has no prototype of %s", func);
+	prm = btf_params(ft);
+	n = btf_vlen(ft);
+	for (i = 0; i < n; i++) {
+		const char *pn = btf__name_by_offset(btf, prm[i].name_off);
+
+		if (i < (int)ARRAY_SIZE(names))
+			names[i] = pn;
+		if (pn && !strcmp(pn, name))
+			break;
+	}
+	if (i == n)
+		return fail(c->err, col, "%s has no parameter '%s'%s", func,
+			    name, suggest(name, names, ARRAY_SIZE(names),
+					  hints, sizeof(hints)));
+	if (i >= SCRY_NARGS)
+		return fail(c->err, col, "args.%s is %s's parameter %d: scry "
+			    "reads the first %d", name, func, i + 1,
+			    SCRY_NARGS);
+	ret = emit(c, col, SCRY_OP_FIELD, SCRY_F_ARG0 + i, 0, 0, 0, 0, 0, 1);
+	if (ret)
+		return ret;
+	*t = T_INT;
+	id = prm[i].type;
+	bt = btf_real(btf, &id);
+	if (bt && btf_is_ptr(bt)) {
+		eid = bt->type;
+		et = btf_real(btf, &eid);
+		if (et && btf_is_int(et) && et->size == 1)
+			t->fmt = PLAN_F_CHARPTR;
+		else if (et && (btf_is_composite(et) || btf_is_ptr(et) ||
+				btf_is_int(et) || btf_is_enum(et) ||
+				btf_is_array(et)))
+			t->btf = eid;
+		return 0;
+	}
+	if (!bt || !(btf_is_int(bt) || btf_is_enum(bt) || btf_is_enum64(bt)))
+		return fail(c->err, col, "args.%s: a parameter passed by value "
+			    "that is no number or pointer", name);
+	if (bt->size >= 8)
+		return 0;
+	bits = 64 - 8 * bt->size;
+	if (btf_is_int(bt) && (btf_int_encoding(bt) & BTF_INT_SIGNED))
+		return emit(c, col, SCRY_OP_IMM, 0, 0, 0, 0, bits, 0, 1) ||
+		       emit(c, col, SCRY_OP_SHL, 0, 0, 0, 0, 0, 2, 1) ||
+		       emit(c, col, SCRY_OP_IMM, 0, 0, 0, 0, bits, 0, 1) ||
+		       emit(c, col, SCRY_OP_SHR, 0, 0, 0, 0, 0, 2, 1) ?
+		       -EINVAL : 0;
+	return emit(c, col, SCRY_OP_IMM, 0, 0, 0, 0,
+		    (__s64)(~0ull >> bits), 0, 1) ||
+	       emit(c, col, SCRY_OP_BAND, 0, 0, 0, 0, 0, 2, 1) ? -EINVAL : 0;
 }
 
 /* args->f, args.f of tracepoints; else a kernel struct's member */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <scry/plan.h>
 #include <scry/tracefs.h>
@@ -82,9 +83,35 @@ static struct btf *vmlinux_btf(void)
 	return btf;
 }
 
+/*
+ * Some kernels (lockdown, a sandbox) load tracepoint programs but refuse
+ * BPF trampolines with EPERM, which scry's whole load would report as a
+ * missing capability. A two-instruction fentry program on the function
+ * itself says so first, while plan can still point at the probe; only
+ * programs that use fentry pay for it (well under a millisecond).
+ */
+static int trampoline(int func)
+{
+	const struct bpf_insn ret0[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = func);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "scry_probe", "GPL",
+			       ret0, 2, &opts);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 const struct plan_env plan_env_system = {
 	.tp_field = tracefs_field,
 	.tp_glob = tp_glob,
 	.has_kprobes = has_kprobes,
+	.trampoline = trampoline,
 	.btf = vmlinux_btf,
 };

@@ -22,22 +22,18 @@
 static int unknown_syscall(const char *name, int col, struct expr_error *err)
 {
 	struct hint h[SYSCALL_HINTS];
-	char hints[96] = "";
+	char hints[96];
 	const char *s;
 	size_t len = strlen(name);
-	int i, nh = 0, n = 0;
+	int i, nh = 0;
 
 	for (i = 0; (s = plan_syscall_name(i)); i++)
 		hint_offer(h, &nh, SYSCALL_HINTS, s, strlen(s),
 			   hint_distance(name, len, s, strlen(s),
 					 hint_limit(len)));
-	for (i = 0; i < nh; i++)
-		n += snprintf(hints + n, sizeof(hints) - n, "%s%.*s",
-			      i ? ", " : "; did you mean: ", (int)h[i].len,
-			      h[i].name);
-	return plan_fail(err, col, "unknown syscall '%s'%s%s (scry -l "
-			 "'syscall:*' lists them)", name, hints,
-			 nh ? "?" : "");
+	return plan_fail(err, col, "unknown syscall '%s'%s (scry -l "
+			 "'syscall:*' lists them)", name,
+			 hint_format(h, nh, hints, sizeof(hints)));
 }
 
 /* Every syscall matching @glob into the bitmap; how many. */

@@ -31,4 +31,10 @@ int hint_limit(size_t len);
 void hint_offer(struct hint *h, int *nh, int max, const char *name,
 		size_t len, int dist);
 
+/*
+ * "; did you mean: a, b?" of h[0..nh) into @buf (len > 0), or "" when
+ * there is none; returns @buf.
+ */
+const char *hint_format(const struct hint *h, int nh, char *buf, size_t len);
+
 #endif /* SCRY_HINT_H */

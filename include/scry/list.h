@@ -10,7 +10,8 @@
  * pattern the probe kinds; "uprobe:LIB:GLOB" (or uretprobe) the functions
  * of LIB; "usdt:BIN[:PROVIDER[:NAME]]" (globs) the USDT probes of BIN;
  * "syscall:GLOB" syscalls; "tracepoint:CAT[:NAME]" (globs) tracepoints;
- * a glob over the kinds otherwise. LIB resolves for @pid when > 0.
+ * "fentry:GLOB" (fexit, kfunc, kretfunc) the kernel's functions in BTF,
+ * with their parameters; a glob over the kinds otherwise. LIB resolves for @pid when > 0.
  * Returns the exit status: 0 something matched, 1 nothing did, 2 bad
  * pattern (reported on stderr).
  */

@@ -50,6 +50,11 @@ struct plan_env {
 	/* Does this kernel have kprobes (and so kretprobes)? */
 	bool (*has_kprobes)(void);
 	/*
+	 * May fentry/fexit programs attach to the kernel function of BTF
+	 * id @func? -EPERM when this kernel refuses BPF trampolines.
+	 */
+	int (*trampoline)(int func);
+	/*
 	 * The kernel's types (vmlinux BTF), parsed on first use, for
 	 * curtask->mm->... and casts; NULL when there are none.
 	 */

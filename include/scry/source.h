@@ -30,6 +30,7 @@ struct expr_error;
 #define SOURCE_F_FDPATH		(1u << 5)	/* syscalls: arg0's fd as a path */
 #define SOURCE_F_TPARGS		(1u << 6)	/* args.FIELD from the format */
 #define SOURCE_F_FUNC		(1u << 7)	/* func: the probed function */
+#define SOURCE_F_BTFARGS	(1u << 8)	/* args.NAME from the function's BTF */
 
 /* How a kind fires. */
 #define SOURCE_END		(1u << 0)	/* begin and end: parked by thread */
@@ -37,6 +38,7 @@ struct expr_error;
 #define SOURCE_AT_ENTRY		(1u << 2)	/* at a function's 1st instruction */
 #define SOURCE_SPECIAL		(1u << 3)	/* BEGIN, END: run by scry */
 #define SOURCE_NO_STACKS	(1u << 4)	/* no task context: no stacks */
+#define SOURCE_RETURN		(1u << 5)	/* fires at a return: retval, no begin */
 
 struct source {
 	const char *name;	/* the kind as written: "uprobe" */
@@ -82,6 +84,10 @@ extern const struct source source_tracepoint;
 extern const struct source source_kprobe;
 extern const struct source source_kretprobe;
 extern const struct source source_fbt;
+extern const struct source source_fentry;
+extern const struct source source_fexit;
+extern const struct source source_kfunc;
+extern const struct source source_kretfunc;
 extern const struct source source_begin;
 extern const struct source source_end;
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * libFuzzer target for plan.c: whatever parses is planned against a fake
- * system (every tracepoint has an int field `n` and a string `s`). No
+ * system (every tracepoint has an int field `n` and a string `s`; the
+ * kernel's BTF is tests/unit/fake_btf.h's). No
  * crash, leak or undefined behaviour; a rejected plan's error column lies
  * within the text; an accepted one's clause programs are well formed
  * (each ends within its slots, jumps forward inside it, names maps,
@@ -14,6 +15,7 @@
 
 #include <scry/expr.h>
 #include <scry/plan.h>
+#include "../unit/fake_btf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -52,10 +54,18 @@ static bool fake_has_kprobes(void)
 	return true;
 }
 
+static int fake_trampoline(int func)
+{
+	return func > 0 ? 0 : -EINVAL;
+}
+
+/* kernel structs and fentry's args through tests/unit/fake_btf.h */
 static const struct plan_env fake_env = {
 	.tp_field = fake_tp_field,
 	.tp_glob = fake_tp_glob,
 	.has_kprobes = fake_has_kprobes,
+	.trampoline = fake_trampoline,
+	.btf = fake_get_btf,
 };
 
 /*

@@ -34,9 +34,10 @@ entry interval-exit bt-tut-8 lines "$OW" \
 	'interval:ms:100 { printf("tick\n"); exit(); }' 'tick'
 entry profile-kstacks bt-tut-9 run "$CW" \
 	'profile:hz:99 /pid == cpid && comm == "cpu_wl"/ { @[kstack] = count(); }' - 'ran'
+# the workload's sleeps (prev_state 1, S): preemptions vary with the load
 entry switch-kstacks bt-tut-10 map "$OW" \
-	'tracepoint:sched:sched_switch /pid == cpid && comm == "offcpu_wl" && args.prev_comm == "offcpu_wl"/ { @n = count(); }' \
-	'tracepoint:sched:sched_switch /pid == cpid && comm == "offcpu_wl" && args->prev_comm == "offcpu_wl"/ { @n = count(); }' -
+	'tracepoint:sched:sched_switch /pid == cpid && comm == "offcpu_wl" && args.prev_comm == "offcpu_wl" && args.prev_state == 1/ { @n = count(); }' \
+	'tracepoint:sched:sched_switch /pid == cpid && comm == "offcpu_wl" && args->prev_comm == "offcpu_wl" && args->prev_state == 1/ { @n = count(); }' -
 # block requests: the device merges and splits as it goes, no two runs
 # alike; these check that the programs run and see the workload's I/O
 entry block-sizes bt-tut-11 run "$DIO" \

@@ -132,6 +132,23 @@ expect "signal() needs --unsafe" 2 "^scry: signal\(\) sends signals to traced pr
 	-- "$SCRY" 'uprobe:libc:malloc { signal("SIGKILL") }'
 expect "fentry/kprobe here: no kprobes" 2 "^scry: this kernel has no kprobes" \
 	-- "$SCRY" 'kretprobe:vfs_read { @ = hist(retval) }'
+# fentry/fexit: counted where the kernel has trampolines, else refused
+# before anything loads (this host: EPERM), never the capability message
+"$SCRY" -q -c "dd if=/dev/zero of=/dev/null bs=1 count=100 status=none" \
+	'fentry:vfs_read /args.count == 1/ { @n = count() }
+	 fexit:vfs_read /args.count == 1/ { @r[retval] = count() }' \
+	>"$TMP/f.out" 2>"$TMP/f.err"
+st=$?
+if [ "$st" = 2 ]; then
+	check "fentry: refused by this kernel, said so" \
+		grep -q "^scry: this kernel refuses BPF trampolines" "$TMP/f.err"
+else
+	check_status "fentry/fexit: exit status" "$st" 0 "$TMP/f.err"
+	check "fentry: 100 one-byte reads; fexit: each returned 1" \
+		grep -Pzq '@n:\n +100\n\n@r:\n +1 +100\n' "$TMP/f.out"
+fi
+check "-l fentry: functions with their BTF parameters" \
+	sh -c "'$SCRY' -l 'fentry:vfs_read' | grep -qx 'fentry:vfs_read  # args: struct file \*file, char \*buf, size_t count, loff_t \*pos'"
 expect "--map names a map that exists" 2 "^scry: --map @nope: no such map \(the program has: @a @b\)" \
 	-- "$SCRY" --map @nope 'offcpu { @a[kstack] = count(); @b[ustack] = count() }'
 expect "--folded with two stack maps wants --map" 2 "^scry: --folded draws one map, and 2 have stacks \(@a @b\): pick one with --map @NAME" \

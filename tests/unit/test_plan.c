@@ -17,6 +17,7 @@
 #include <scry/plan.h>
 #include <scry/source.h>
 #include "check.h"
+#include "fake_btf.h"
 
 static char what[512];
 
@@ -103,59 +104,17 @@ static bool fake_has_kprobes(void)
 	return !no_kprobes;
 }
 
-/*
- * The fake kernel's types (ids in order):
- *   1 int, 2 unsigned long, 3 char, 4 char[16],
- *   5 struct mm_struct { unsigned long start_code; struct task_struct *owner; }
- *   6 struct task_struct *, 7 struct task_struct {
- *	int pid;			@0
- *	char comm[16];			@8
- *	struct mm_struct *mm;		@24
- *	union { int nested; };		@32
- *	int flags:3;			@40
- *	char *cptr;			@48
- *	struct mm_struct embedded;	@56 }
- *   8 struct mm_struct *, 9 the anonymous union, 10 char *
- */
-static struct btf *fake_btf;
-
-static struct btf *fake_get_btf(void)
+/* Trampolines are refused when no_kprobes is set too. */
+static int fake_trampoline(int func)
 {
-	struct btf *b = fake_btf;
-
-	if (b)
-		return b;
-	b = btf__new_empty();
-	if (!b)
-		abort();
-	btf__add_int(b, "int", 4, BTF_INT_SIGNED);
-	btf__add_int(b, "unsigned long", 8, 0);
-	btf__add_int(b, "char", 1, BTF_INT_SIGNED);
-	btf__add_array(b, 1, 3, 16);
-	btf__add_struct(b, "mm_struct", 16);
-	btf__add_field(b, "start_code", 2, 0, 0);
-	btf__add_field(b, "owner", 6, 64, 0);
-	btf__add_ptr(b, 7);
-	btf__add_struct(b, "task_struct", 72);
-	btf__add_field(b, "pid", 1, 0, 0);
-	btf__add_field(b, "comm", 4, 64, 0);
-	btf__add_field(b, "mm", 8, 192, 0);
-	btf__add_field(b, NULL, 9, 256, 0);
-	btf__add_field(b, "flags", 1, 320, 3);
-	btf__add_field(b, "cptr", 10, 384, 0);
-	btf__add_field(b, "embedded", 5, 448, 0);
-	btf__add_ptr(b, 5);
-	btf__add_union(b, NULL, 4);
-	btf__add_field(b, "nested", 1, 0, 0);
-	btf__add_ptr(b, 3);
-	fake_btf = b;
-	return b;
+	return no_kprobes ? -EPERM : func > 0 ? 0 : -EINVAL;
 }
 
 static const struct plan_env fake_env = {
 	.tp_field = fake_tp_field,
 	.tp_glob = fake_tp_glob,
 	.has_kprobes = fake_has_kprobes,
+	.trampoline = fake_trampoline,
 	.btf = fake_get_btf,
 };
 
@@ -560,6 +519,39 @@ static void test_btf(void)
 		 "number type");
 	check_code("uprobe:a:b { @x = (u32)arg0 + (unsigned long)1 }", 0, "",
 		   "F6 I1 ADD MSTORE0/k0");
+
+	/* fentry/fexit: args.NAME by the prototype, cut to its width */
+	check_code("fentry:wake { @[args->t->pid] = sum(args.n) }", 0, "",
+		   "F6 READ4s F7 I32 SHL I32 SHR MAGG0/k0");
+	check_code("kfunc:vmlinux:wake { @[str(args.s)] = max(args.c) }", 0,
+		   "", "F8 S0=str F9 I56 SHL I56 SHR MAGG0/k0");
+	check_code("fexit:wake /retval < 0/ { @ = hist(args.u) }", 0,
+		   "", "F12 I0 LT JZ@6 F10 MAGG0/k0");
+	check_code("fentry:wake { @x = args.t->mm->start_code }", 0, "",
+		   "F6 I24 ADD READ8 READ8 MSTORE0/k0");
+	plan_err("fentry:wake { @[args.m] = count() }", 17, "wake has no "
+		 "parameter 'm'; did you mean: c, n, s?");
+	plan_err("fentry:wake { @ = hist(retval) }", 24, "'retval' needs a "
+		 "probe with a return: use uretprobe (or kretprobe, "
+		 "fexit, syscall:NAME)");
+	plan_err("fentry:wake { printf(\"%s\", args.s) }", 28, "%s needs a "
+		 "string, and this is a char * pointer: use str() to read the "
+		 "string it points to");
+	plan_err("fentry:waek", 8, "no kernel function 'waek' in BTF "
+		 "(inlined functions have no trampoline); did you mean: wake?");
+	plan_err("fentry:wake, fexit:wake", 14, "one fentry or fexit function "
+		 "per clause: give wake its own");
+	plan_err("fexit:wake { @ = hist(latency) }", 23, "'latency' needs a "
+		 "probe with an entry and a return: use uretprobe (or "
+		 "kretprobe, syscall:NAME)");
+	plan_err("fexit:w*", 7, "fexit: name one kernel function (fexit "
+		 "globs are not supported)");
+	no_kprobes = true;
+	plan_err("fexit:wake", 1, "this kernel refuses BPF trampolines (an "
+		 "fentry program on wake: Operation not permitted): fexit "
+		 "cannot attach here; tracepoint:, syscall:, offcpu and "
+		 "uprobe: do not need them");
+	no_kprobes = false;
 }
 
 static void test_maps(void)
@@ -784,8 +776,8 @@ static void test_errors(void)
 	/* probes */
 	plan_err("offcup", 1, "unknown probe kind 'offcup'; did you mean: "
 		 "offcpu? (offcpu uprobe uretprobe usdt syscall tracepoint "
-		 "kprobe kretprobe fbt profile interval software hardware "
-		 "BEGIN END)");
+		 "kprobe kretprobe fbt fentry fexit kfunc kretfunc profile "
+		 "interval software hardware BEGIN END)");
 	plan_err("syscall:reed", 9, "unknown syscall 'reed'; did you mean: "
 		 "read, readv, rseq? (scry -l 'syscall:*' lists them)");
 	plan_err("syscall:read,wrte", 14, "unknown syscall 'wrte'; did you "
@@ -837,10 +829,10 @@ static void test_errors(void)
 		 "count(...)");
 	plan_err("uprobe:libc:malloc /retval > 1/", 21, "'retval' needs a "
 		 "probe with a return: use uretprobe (or kretprobe, "
-		 "syscall:NAME)");
+		 "fexit, syscall:NAME)");
 	plan_err("syscall::read:entry { @ = sum(retval) }", 31, "'retval' "
 		 "needs a probe with a return: use uretprobe (or kretprobe, "
-		 "syscall:NAME)");
+		 "fexit, syscall:NAME)");
 	plan_err("uprobe:libc:malloc /state > 1/", 21, "'state' does not "
 		 "exist for uprobe probes");
 	plan_err("offcpu /arg0 > 1/", 9, "'arg0' does not exist for offcpu "
@@ -944,6 +936,6 @@ int main(void)
 	test_lquantize();
 	test_limits();
 	test_errors();
-	btf__free(fake_btf);
+	fake_btf_free();
 	return CHECK_DONE();
 }
