@@ -774,6 +774,12 @@ static int parse_probe(struct parser *p, struct expr_probe *pr)
 		fail_char(p, start, " in probe");
 		return -1;
 	}
+	/* DTrace's unqualified tick-1sec, profile-997 */
+	if (s[p->pos] == '-' && is_ident_char(s[p->pos + 1]) &&
+	    ((p->pos - start == 4 && !strncmp(s + start, "tick", 4)) ||
+	     (p->pos - start == 7 && !strncmp(s + start, "profile", 7))))
+		for (p->pos++; is_ident_char(s[p->pos]); p->pos++)
+			;
 	pr->kind = dup_n(p, s + start, p->pos - start, col);
 	pr->kind_col = col;
 	if (!pr->kind)

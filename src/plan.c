@@ -176,12 +176,21 @@ static int plan_probe(struct plan *p, int ci, const struct expr_probe *pr,
 		      struct expr_error *err)
 {
 	const struct source *src = source_find(pr->kind);
+	/* DTrace's tick-1sec, profile-997: profile:::tick-1sec */
+	bool bare = !src && strchr(pr->kind, '-');
 	struct plan_probe *pp;
 	int i, ret;
 
+	if (bare)
+		src = &source_profile;
 	if (!src)
 		return unknown_kind(pr, err);
-	if (pr->nparts < src->min_parts || pr->nparts > src->max_parts)
+	if (bare && pr->nparts)
+		return fail(err, pr->part_cols[0], "%s: DTrace's profile "
+			    "probes are written %s or profile:::%s",
+			    pr->kind, pr->kind, pr->kind);
+	if (!bare &&
+	    (pr->nparts < src->min_parts || pr->nparts > src->max_parts))
 		return fail(err, pr->nparts > src->max_parts ?
 			    pr->part_cols[src->max_parts] : pr->kind_col,
 			    "%s probes are written %s", src->name, src->usage);
@@ -197,6 +206,13 @@ static int plan_probe(struct plan *p, int ci, const struct expr_probe *pr,
 	for (i = 0; i < pr->nparts; i++) {
 		pp->target[i] = pr->parts[i];
 		pp->target_cols[i] = pr->part_cols[i];
+	}
+	if (bare) {
+		pp->ntarget = 3;
+		for (i = 0; i < 3; i++) {
+			pp->target[i] = i < 2 ? "" : pr->kind;
+			pp->target_cols[i] = pr->kind_col;
+		}
 	}
 	pp->has_end = src->flags & SOURCE_END;
 	pp->special = src->flags & SOURCE_SPECIAL;
@@ -454,13 +470,49 @@ static bool is_charptr(const struct plan_type *t)
 static int compile_curtask(struct cc *c, int col, struct plan_type *t);
 static int btf_value(struct cc *c, __u32 id, int col, struct plan_type *t);
 
+/*
+ * In DTrace's syscall::X:return, arg0 and arg1 are the return value; in
+ * fbt::X:return arg1 is (arg0 is the return's offset in the function).
+ * A one-liner written for DTrace means that: retval stands in. Probes of
+ * one clause must agree on what arg0 is.
+ */
+static int dtrace_return_arg(struct cc *c, const struct builtin **b, int col)
+{
+	const struct plan_probe *pp = &c->p->probes[c->cl->first_probe];
+	int arg = (*b)->field - SCRY_F_ARG0, i;
+
+	if (arg < 0 || arg > 1)
+		return 0;
+	for (i = 1; i < c->cl->nprobes; i++)
+		if (pp[i].dtrace_return != pp->dtrace_return)
+			return fail(c->err, col, "%s is the return value in "
+				    "DTrace's :return probes, an argument in "
+				    "the others: give them separate clauses",
+				    (*b)->name);
+	if (!pp->dtrace_return || (pp->dtrace_return == 2 && arg == 1)) {
+		if (pp->dtrace_return)
+			*b = builtin_find("retval");
+		return 0;
+	}
+	if (pp->dtrace_return == 2)
+		return fail(c->err, col, "arg0 of fbt::%s:return is the "
+			    "return's offset in the function, which scry does "
+			    "not know: arg1 (retval) is the return value",
+			    pp->target[0]);
+	*b = builtin_find("retval");
+	return 0;
+}
+
 static int compile_builtin(struct cc *c, const struct builtin *b, int col,
 			   struct plan_type *t)
 {
-	int slot;
+	int slot, ret;
 
 	if (b->field == SCRY_F_CURTASK && c->p->env->btf)
 		return compile_curtask(c, col, t);
+	ret = dtrace_return_arg(c, &b, col);
+	if (ret)
+		return ret;
 	if (b->need & ~c->cl->fields)
 		return missing_field(c, b, col);
 	c->uses_end |= b->at_end;
@@ -2179,15 +2231,23 @@ static int compile_join(struct cc *c, const struct expr_node *n)
 	return emit(c, n->col, SCRY_OP_JOIN, 0, 0, 0, 0, o - c->p->outs, 1, 0);
 }
 
-/* delete(@m[k]) */
+/* delete(@m[k]), and newer bpftrace's delete(@m, k) */
 static int compile_delete(struct cc *c, const struct expr_node *n)
 {
-	const struct expr_node *a = n->nargs == 1 ? n->args[0] : NULL;
+	const struct expr_node *a = n->nargs ? n->args[0] : NULL;
+	struct expr_node keyed;
 	int mi, spec, pushed, strs, ret;
 
-	if (!a || a->kind != EXPR_MAP)
+	if (a && a->kind == EXPR_MAP && !a->has_keys && n->nargs == 2) {
+		keyed = *a;
+		keyed.has_keys = true;
+		keyed.args = &n->args[1];
+		keyed.nargs = 1;
+		a = &keyed;
+	}
+	if (!a || a->kind != EXPR_MAP || n->nargs != 1 + (a == &keyed))
 		return fail(c->err, n->col, "delete() is written "
-			    "delete(@map[key])");
+			    "delete(@map[key]) or delete(@map, key)");
 	mi = map_get(c, a, false);
 	c->impure = true;
 	if (mi < 0) {

@@ -24,8 +24,10 @@ static int kprobe_plan(struct plan *p, struct plan_probe *pp,
 	if (pp->ntarget == 3) {		/* DTrace: fbt:MODULE:FUNC:SITE */
 		func = pp->target[1];
 		col = pp->target_cols[1];
-		if (!strcmp(pp->target[2], "return"))
+		if (!strcmp(pp->target[2], "return")) {
 			pp->has_end = true;
+			pp->dtrace_return = 2;
+		}
 		else if (strcmp(pp->target[2], "entry"))
 			return plan_fail(err, pp->target_cols[2], "DTrace fbt "
 					 "probes end in :entry or :return");

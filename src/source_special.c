@@ -5,6 +5,7 @@
  * probe is attached, END's once after every probe is detached, before
  * the maps print, each as scry's own event (BPF_PROG_TEST_RUN).
  */
+#include <string.h>
 #include <scry/attach.h>
 #include <scry/plan.h>
 #include <scry/source.h>
@@ -28,6 +29,18 @@ static int end_plan(struct plan *p, struct plan_probe *pp,
 	return 0;
 }
 
+/* DTrace's full names, dtrace:::BEGIN and dtrace:::END */
+static int dtrace_plan(struct plan *p, struct plan_probe *pp,
+		       struct expr_error *err)
+{
+	if (*pp->target[0] || *pp->target[1] ||
+	    (strcmp(pp->target[2], "BEGIN") && strcmp(pp->target[2], "END")))
+		return plan_fail(err, pp->ep->kind_col, "dtrace probes are "
+				 "written dtrace:::BEGIN or dtrace:::END");
+	pp->src = !strcmp(pp->target[2], "END") ? &source_end : &source_begin;
+	return pp->src->plan(p, pp, err);
+}
+
 static int special_prepare(struct attach *a, const struct plan_probe *pp)
 {
 	return attach_want(a, "special", pp->clause);
@@ -48,5 +61,16 @@ const struct source source_end = {
 	.what = "once, after tracing stops and before the maps print",
 	.flags = SOURCE_SPECIAL | SOURCE_NO_STACKS,
 	.plan = end_plan,
+	.prepare = special_prepare,
+};
+
+const struct source source_dtrace = {
+	.name = "dtrace",
+	.usage = "dtrace:::BEGIN|END",
+	.what = "DTrace's names of BEGIN and END",
+	.min_parts = 3,
+	.max_parts = 3,
+	.flags = SOURCE_SPECIAL | SOURCE_NO_STACKS,
+	.plan = dtrace_plan,
 	.prepare = special_prepare,
 };

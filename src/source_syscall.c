@@ -81,6 +81,7 @@ static int syscall_plan(struct plan *p, struct plan_probe *pp,
 		col = pp->target_cols[1];
 		c = list;
 		pp->has_end = !pp->syscall_entry;
+		pp->dtrace_return = pp->has_end;
 	} else if (pp->ntarget != 1) {
 		return plan_fail(err, pp->target_cols[pp->ntarget - 1],
 				 "syscall probes are written syscall:NAME"

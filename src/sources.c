@@ -27,6 +27,7 @@ const struct source *const sources[] = {
 	&source_hardware,
 	&source_begin,
 	&source_end,
+	&source_dtrace,
 	NULL,
 };
 

@@ -115,6 +115,11 @@ struct plan_probe {
 	int cookie0;		/* its first label in the clause (probe) */
 	__u64 syscall_set[8];	/* syscall: the numbers, a bitmap */
 	bool syscall_entry;	/* syscall: fire at entry, no end */
+	/*
+	 * DTrace's :return probes: 1 syscall (arg0 and arg1 are the return
+	 * value), 2 fbt (arg1 is; arg0, the return's offset, is unknown).
+	 */
+	int dtrace_return;
 	__u32 hz;		/* profile: samples a second, every CPU */
 	__u64 period;		/* interval: ns; software: events */
 	__u32 perf_type;	/* interval, software: perf_event_attr */

@@ -90,6 +90,7 @@ extern const struct source source_kfunc;
 extern const struct source source_kretfunc;
 extern const struct source source_begin;
 extern const struct source source_end;
+extern const struct source source_dtrace;
 
 /* Every kind, in the order `scry -l` lists them; NULL-terminated. */
 extern const struct source *const sources[];

@@ -123,16 +123,20 @@ entry dt-opens dtk lines "$LW" \
 	'syscall::openat*:entry /pid == cpid && execname == "lang_wl"/ { printf("%s %s\n", execname, copyinstr(arg1)); }' \
 	'tracepoint:syscalls:sys_enter_openat /pid == cpid && comm == "lang_wl"/ { printf("%s %s\n", comm, str(args->filename)); }' \
 	"lang_wl $D/b"
+# DTrace's syscall::X:return has the return value in arg0 (and arg1)
 entry dt-read-bytes dtk map "$LW" \
-	'syscall::read:return /pid == cpid && execname == "lang_wl" && arg2 == 777/ { @bytes[execname] = sum(retval); }' - \
+	'syscall::read:return /pid == cpid && execname == "lang_wl" && arg2 == 777/ { @bytes[execname] = sum(arg0); }' - \
 	'@bytes[lang_wl] 3108'
 entry dt-read-dist dtk map "$LW" \
-	'syscall::read:return /pid == cpid && execname == "lang_wl"/ { @dist[execname] = quantize(retval); }' \
+	'syscall::read:return /pid == cpid && execname == "lang_wl"/ { @dist[execname] = quantize(arg0); }' \
 	'tracepoint:syscalls:sys_exit_read /pid == cpid && comm == "lang_wl"/ { @dist[comm] = hist(args->ret); }' -
 entry dt-write-bytes dtk map "$LW" \
-	'syscall::write:return /pid == cpid && execname == "lang_wl"/ { @bytes[execname] = sum(retval); }' \
+	'syscall::write:return /pid == cpid && execname == "lang_wl"/ { @bytes[execname] = sum(arg1); }' \
 	'tracepoint:syscalls:sys_exit_write /pid == cpid && comm == "lang_wl"/ { @bytes[comm] = sum(args->ret); }' \
 	'@bytes[lang_wl] 9'
+entry dt-read-size dtk map "$LW" \
+	'syscall::read:return /pid == cpid && arg2 == 777/ { @["size"] = quantize(arg0); }' - \
+	'@[size] >=512 4'
 entry dt-io-sizes dtk run "$DIO" \
 	'tracepoint:block:block_rq_issue /pid == cpid && comm == "lang_wl"/ { @size[comm] = quantize(args->bytes); }' - ran
 entry dt-profile dtk run "$CW" \
@@ -144,6 +148,9 @@ entry dt-this-var dtg map "$LW" \
 	"uprobe:$LANGFN { this->x = arg0 + 1; @ = sum(this->x); }" - '@ 55'
 entry dt-trace dtg lines "$LW" \
 	"uprobe:$LANGFN /arg0 == 7/ { trace(arg0 * 6); }" - '42'
+entry dt-begin-tick dtg lines "$OW" \
+	'dtrace:::BEGIN { printf("start\n"); } tick-100ms { printf("tick\n"); exit(); } dtrace:::END { printf("end\n"); }' - \
+	'start;tick;end'
 entry dt-printa dtg lines "$LW" \
 	"uprobe:$LANGFN { @c[arg0 % 2] = count(); } END { printa(@c); clear(@c); }" - '1 5;@c:'
 

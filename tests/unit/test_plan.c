@@ -384,6 +384,18 @@ static void test_probe_parts(void)
 	CHECK(!pl->ret && pl->p.probes[0].period == 1000000000 &&
 	      pl->p.probes[0].one_cpu, "DTrace tick-1sec: one CPU, 1 s");
 	done(pl);
+	pl = plan_ok("tick-10ms { @t = count() } profile-97 { @[kstack] = "
+		     "count() }");
+	CHECK(!pl->ret && pl->p.probes[0].period == 10000000 &&
+	      pl->p.probes[0].one_cpu && pl->p.probes[1].hz == 97 &&
+	      pl->p.probes[1].src == &source_profile,
+	      "DTrace's bare tick-10ms, profile-97");
+	done(pl);
+	pl = plan_ok("dtrace:::BEGIN { @a = 1 } dtrace:::END { @b = 2 }");
+	CHECK(!pl->ret && pl->p.probes[0].src == &source_begin &&
+	      pl->p.probes[1].src == &source_end && pl->p.probes[1].at_end &&
+	      pl->p.clauses[0].special, "dtrace:::BEGIN, dtrace:::END");
+	done(pl);
 	pl = plan_ok("interval:ms:250");
 	CHECK(!pl->ret && pl->p.probes[0].period == 250000000 &&
 	      pl->p.probes[0].one_cpu, "interval:ms:250");
@@ -458,6 +470,9 @@ static void test_code(void)
 	check_code("kprobe:a { @s[tid] = nsecs } kretprobe:a /@s[tid]/ "
 		   "{ @ns[comm] = hist(nsecs - @s[tid]); delete(@s[tid]) }",
 		   1, "", "MLOAD0/k1 JZ@7 F20 MLOAD0/k3 SUB MAGG1/k2 MDEL0/k4");
+	check_code("kprobe:a { @s[tid] = nsecs } kretprobe:a /@s[tid]/ "
+		   "{ @ns[comm] = hist(nsecs - @s[tid]); delete(@s, tid) }",
+		   1, "", "MLOAD0/k1 JZ@7 F20 MLOAD0/k3 SUB MAGG1/k2 MDEL0/k4");
 	check_code("kprobe:a { @s[tid] = nsecs }", 0, "", "F20 MSTORE0/k0");
 	/* arithmetic, strings, variables, if */
 	check_code("uprobe:a:b { $a = arg0 * 2 + 1; if ($a > 3) { @x = $a } else "
@@ -476,6 +491,16 @@ static void test_code(void)
 		   "F20 STT0 F6 JZ@6 I1 JMP@7 I2 I1 MAGG0/k0 LDT0 I1 ADD STT0");
 	check_code("uprobe:a:b { $s = comm; @[$s] = count() }", 0, "",
 		   "S0=comm STS7 S0=S7 I1 MAGG0/k0");
+	/* DTrace's :return: arg0 (syscall), arg1 (both) are retval, F12 */
+	check_code("syscall::read:return { @a = sum(arg0); @b = sum(arg1); "
+		   "@c = sum(arg2) }", 0, "",
+		   "F12 MAGG0/k0 F12 MAGG1/k1 F8 MAGG2/k2");
+	check_code("fbt::f:return { @ = sum(arg1) }", 0, "", "F12 MAGG0/k0");
+	check_code("syscall::read:entry { @ = sum(arg0) }", 0, "",
+		   "F6 MAGG0/k0");
+	check_code("uprobe:a:b { @ = sum(arg0) }", 0, "", "F6 MAGG0/k0");
+	check_code("uprobe:a:b /arg1/ { @ = sum(arg0) }", 0, "F7",
+		   "F6 MAGG0/k0");
 	check_code("uprobe:a:b /comm != \"a\"/ { @x[pid] += 5; @x[tid]-- }", 0,
 		   "S0=comm S1=#0 SCMP!", "I5 MADD0/k0 I1 NEG MADD0/k1");
 }
@@ -774,10 +799,16 @@ static void test_limits(void)
 static void test_errors(void)
 {
 	/* probes */
+	plan_err("dtrace:::ERROR", 1, "dtrace probes are written "
+		 "dtrace:::BEGIN or dtrace:::END");
+	plan_err("tick-1sec:x", 11, "tick-1sec: DTrace's profile probes are "
+		 "written tick-1sec or profile:::tick-1sec");
+	plan_err("tick-1y", 1, "DTrace profile probes are written "
+		 "profile:::profile-HZ or profile:::tick-Ns (s, ms, us, hz)");
 	plan_err("offcup", 1, "unknown probe kind 'offcup'; did you mean: "
 		 "offcpu? (offcpu uprobe uretprobe usdt syscall tracepoint "
 		 "kprobe kretprobe fbt fentry fexit kfunc kretfunc profile "
-		 "interval software hardware BEGIN END)");
+		 "interval software hardware BEGIN END dtrace)");
 	plan_err("syscall:reed", 9, "unknown syscall 'reed'; did you mean: "
 		 "read, readv, rseq? (scry -l 'syscall:*' lists them)");
 	plan_err("syscall:read,wrte", 14, "unknown syscall 'wrte'; did you "
@@ -815,6 +846,14 @@ static void test_errors(void)
 		 "without CONFIG_KPROBES): kretprobe cannot attach here; "
 		 "tracepoint:, syscall:, offcpu and uprobe: work");
 	no_kprobes = false;
+	plan_err("fbt::f:return { @ = sum(arg0) }", 25, "arg0 of "
+		 "fbt::f:return is the return's offset in the function, which "
+		 "scry does not know: arg1 (retval) is the return value");
+	plan_err("syscall::read:return, syscall:write { @ = sum(arg1) }", 47,
+		 "arg1 is the return value in DTrace's :return probes, an "
+		 "argument in the others: give them separate clauses");
+	plan_err("uprobe:a:b { @s[1] = 1; delete(@s, 1, 2) }", 25, "delete() "
+		 "is written delete(@map[key]) or delete(@map, key)");
 	plan_err("BEGIN, END", 8, "BEGIN and END probes fire differently: "
 		 "give each its own clause");
 	plan_err("offcpu, uprobe:a:b", 9, "offcpu and uprobe probes fire "
