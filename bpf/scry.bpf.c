@@ -104,6 +104,19 @@ static __always_inline void scry_take_stacks(void *ctx, struct scry_scratch *s,
 	}
 }
 
+/* An event of a traced process for clause @c, stamped; NULL: none. */
+static __always_inline struct scry_scratch *scry_event_start(__u32 c)
+{
+	struct scry_scratch *s;
+
+	if (!scry_target(bpf_get_current_pid_tgid() >> 32))
+		return NULL;
+	s = scry_scratch();
+	if (s)
+		scry_event_init(&s->ev, c);
+	return s;
+}
+
 /* A probe with no end: one shot through both programs. */
 static __always_inline void scry_fire(void *ctx, struct scry_scratch *s,
 				      const struct scry_uregs *ur, __u32 c)
@@ -357,14 +370,10 @@ static __always_inline void scry_cookie(void *ctx, struct scry_event *ev)
 static __always_inline struct scry_scratch *uprobe_event(struct pt_regs *ctx,
 							 __u32 c)
 {
-	struct scry_scratch *s;
+	struct scry_scratch *s = scry_event_start(c);
 
-	if (!scry_target(bpf_get_current_pid_tgid() >> 32))
-		return NULL;
-	s = scry_scratch();
 	if (!s)
 		return NULL;
-	scry_event_init(&s->ev, c);
 	scry_cookie(ctx, &s->ev);
 	s->ev.args[0] = PT_REGS_PARM1(ctx);
 	s->ev.args[1] = PT_REGS_PARM2(ctx);
@@ -480,17 +489,13 @@ SCRY_CLAUSES(UPROBES)
  */
 static __always_inline int on_fentry(void *ctx, __u32 c, bool ret)
 {
-	struct scry_scratch *s;
+	struct scry_scratch *s = scry_event_start(c);
 	struct scry_uregs ur;
 	__u64 v;
 	int i;
 
-	if (!scry_target(bpf_get_current_pid_tgid() >> 32))
-		return 0;
-	s = scry_scratch();
 	if (!s)
 		return 0;
-	scry_event_init(&s->ev, c);
 	for (i = 0; i < SCRY_NARGS; i++) {
 		v = 0;
 		bpf_get_func_arg(ctx, i, &v);
@@ -528,13 +533,11 @@ static __always_inline int on_sys_enter(void *ctx, struct pt_regs *regs,
 	struct scry_scratch *s;
 	struct scry_uregs ur;
 
-	if (!scry_syscall_wanted(nr, c) ||
-	    !scry_target(bpf_get_current_pid_tgid() >> 32))
+	if (!scry_syscall_wanted(nr, c))
 		return 0;
-	s = scry_scratch();
+	s = scry_event_start(c);
 	if (!s)
 		return 0;
-	scry_event_init(&s->ev, c);
 	s->ev.probe |= (__u32)nr;
 	s->ev.args[0] = BPF_CORE_READ(regs, di);
 	s->ev.args[1] = BPF_CORE_READ(regs, si);
@@ -669,16 +672,12 @@ static __always_inline __s64 tp_int(void *ctx, __u16 off, __u16 size,
 
 static __always_inline int on_tracepoint(void *ctx, __u32 c)
 {
-	struct scry_scratch *s;
+	struct scry_scratch *s = scry_event_start(c);
 	struct scry_uregs ur = {};
 	int i;
 
-	if (!scry_target(bpf_get_current_pid_tgid() >> 32))
-		return 0;
-	s = scry_scratch();
 	if (!s)
 		return 0;
-	scry_event_init(&s->ev, c);
 	scry_cookie(ctx, &s->ev);
 	/* numbers now; strings when the program reads them (SCRY_OP_STP) */
 	for (i = 0; i < SCRY_NARGS; i++) {

@@ -1399,6 +1399,20 @@ static const char *btf_type_name(const struct btf *btf, __u32 id, char *buf,
 	return buf;
 }
 
+/* What a pointer @bt points to: a string (char *), or a typed address. */
+static void btf_pointee(const struct btf *btf, const struct btf_type *bt,
+			struct plan_type *t)
+{
+	__u32 eid = bt->type;
+	const struct btf_type *et = btf_real(btf, &eid);
+
+	if (et && btf_is_int(et) && et->size == 1)
+		t->fmt = PLAN_F_CHARPTR;
+	else if (et && (btf_is_composite(et) || btf_is_ptr(et) ||
+			btf_is_int(et) || btf_is_enum(et) || btf_is_array(et)))
+		t->btf = eid;
+}
+
 /*
  * A value of BTF type @id whose address is on the stack, as the language
  * sees it: a number (read, signed or not), a pointer (read: an address
@@ -1439,14 +1453,7 @@ static int btf_value(struct cc *c, __u32 id, int col, struct plan_type *t)
 		return 0;
 	}
 	if (btf_is_ptr(bt)) {
-		eid = bt->type;
-		et = btf_real(btf, &eid);
-		if (et && btf_is_int(et) && et->size == 1)
-			t->fmt = PLAN_F_CHARPTR;
-		else if (et && (btf_is_composite(et) || btf_is_ptr(et) ||
-				btf_is_int(et) || btf_is_enum(et) ||
-				btf_is_array(et)))
-			t->btf = eid;
+		btf_pointee(btf, bt, t);
 		c->impure = true;
 		return emit(c, col, SCRY_OP_READ, 8, 0, 0, 0, 0, 1, 1);
 	}
@@ -1533,10 +1540,10 @@ static int compile_btf_arg(struct cc *c, const char *name, int col,
 	const char *func = c->p->probes[c->cl->first_probe].target[0];
 	const char *names[16] = { 0 };
 	const struct btf_param *prm;
-	const struct btf_type *ft, *bt, *et;
+	const struct btf_type *ft, *bt;
 	struct btf *btf = kernel_btf(c, col);
 	char hints[128];
-	__u32 id, eid;
+	__u32 id;
 	int fid, i, n, bits, ret;
 
 	if (!btf)
@@ -1571,14 +1578,7 @@ static int compile_btf_arg(struct cc *c, const char *name, int col,
 	id = prm[i].type;
 	bt = btf_real(btf, &id);
 	if (bt && btf_is_ptr(bt)) {
-		eid = bt->type;
-		et = btf_real(btf, &eid);
-		if (et && btf_is_int(et) && et->size == 1)
-			t->fmt = PLAN_F_CHARPTR;
-		else if (et && (btf_is_composite(et) || btf_is_ptr(et) ||
-				btf_is_int(et) || btf_is_enum(et) ||
-				btf_is_array(et)))
-			t->btf = eid;
+		btf_pointee(btf, bt, t);
 		return 0;
 	}
 	if (!bt || !(btf_is_int(bt) || btf_is_enum(bt) || btf_is_enum64(bt)))

@@ -21,6 +21,14 @@
 #include <scry/plan.h>
 #include <scry/source.h>
 
+/* Type @id's name if it is a function, else NULL. */
+static const char *func_name(const struct btf *btf, int id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	return btf_is_func(t) ? btf__name_by_offset(btf, t->name_off) : NULL;
+}
+
 /* "; did you mean: vfs_read?" among the kernel's functions */
 static const char *func_hint(const struct btf *btf, const char *func,
 			     char *buf, size_t len)
@@ -30,12 +38,10 @@ static const char *func_hint(const struct btf *btf, const char *func,
 	int nh = 0, i, n = btf__type_cnt(btf);
 
 	for (i = 1; i < n; i++) {
-		const struct btf_type *t = btf__type_by_id(btf, i);
-		const char *name;
+		const char *name = func_name(btf, i);
 
-		if (!btf_is_func(t))
+		if (!name)
 			continue;
-		name = btf__name_by_offset(btf, t->name_off);
 		hint_offer(h, &nh, 3, name, strlen(name),
 			   hint_distance(func, l, name, strlen(name),
 					 hint_limit(l)));
@@ -113,17 +119,15 @@ static int btf_list(FILE *f, const char *kind, char *parts[], int nparts)
 		return 2;
 	n = btf__type_cnt(btf);
 	for (i = 1; i < n; i++) {
-		const struct btf_type *t = btf__type_by_id(btf, i);
-		const char *name;
+		const char *name = func_name(btf, i);
 
-		if (!btf_is_func(t))
-			continue;
-		name = btf__name_by_offset(btf, t->name_off);
-		if (fnmatch(glob, name, 0))
+		if (!name || fnmatch(glob, name, 0))
 			continue;
 		d.off = 0;
 		args[0] = '\0';
-		params(dump, btf, btf__type_by_id(btf, t->type), &d);
+		params(dump, btf, btf__type_by_id(btf,
+						  btf__type_by_id(btf, i)->type),
+		       &d);
 		list_line(f, kind, name, NULL, NULL, d.off ? args : NULL);
 		found++;
 	}
