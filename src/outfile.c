@@ -404,6 +404,7 @@ static int classify(struct outfile *of, struct walk *w)
 		if (errno != ENOENT)
 			return complain(w, of->name, -errno);
 		st.st_mode = S_IFREG | (0666 & ~mask);
+		st.st_uid = geteuid();
 	} else if (S_ISDIR(st.st_mode)) {
 		return complain(w, of->name, -EISDIR);
 	} else if (S_ISSOCK(st.st_mode)) {
@@ -417,6 +418,14 @@ static int classify(struct outfile *of, struct walk *w)
 		if (err <= 0)
 			return err;
 	}
+	/*
+	 * The file replaced keeps its permission bits when it was ours;
+	 * another user's file (or one that turned up in place of a device)
+	 * gets a new file's, or its owner would choose who reads root's
+	 * output (a 0666 file planted where -o points).
+	 */
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		st.st_mode = S_IFREG | (0666 & ~mask);
 	of->mode = st.st_mode & 0777;
 	of->dirfd = w->dirfd;
 	return probe_dir(of, w);

@@ -10,8 +10,8 @@
  *    in the same directory, is synced, then renamed over the name.
  *    Readers see the previous snapshot or the next, never half of one;
  *    rename replaces a name and never writes into an existing file. The
- *    new file keeps the permission bits of the file it replaces (else
- *    0666 & ~umask).
+ *    new file keeps the permission bits of the file it replaces if that
+ *    was scry's user's own, else gets 0666 & ~umask.
  *  - anything else that exists (a terminal, /dev/null, a FIFO, a link to
  *    /proc/self/fd/1) is opened and written in place, never replaced.
  *  - a symbolic link anywhere in the path is followed only when it is

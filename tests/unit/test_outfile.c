@@ -350,6 +350,21 @@ static void hostile_links(void)
 	CHECK(!lstat(at("sticky/planted"), &st) && S_ISLNK(st.st_mode),
 	      "the planted link is left alone");
 
+	/* their 0666 file where -o points: replaced, not with their mode */
+	put_file(at("sticky/mode.txt"), "theirs\n", 0666);
+	if (chown(at("sticky/mode.txt"), NOBODY, NOBODY))
+		abort();
+	{
+		mode_t old = umask(077);
+
+		CHECK_INT(write_once(at("sticky/mode.txt"), "root's\n"), 0,
+			  "their file at the name: replaced");
+		umask(old);
+	}
+	CHECK(!stat(at("sticky/mode.txt"), &st) && st.st_uid == 0 &&
+	      (st.st_mode & 07777) == 0600,
+	      "their file at the name: root's, 0666 & ~umask, not their 0666");
+
 	/* a directory on the way: their link to where they choose */
 	mkdir(at("theirs"), 0755);
 	symlink(at("theirs"), at("sticky/dir"));
