@@ -16,7 +16,9 @@
  *    /proc/self/fd/1) is opened and written in place, never replaced.
  *  - a symbolic link anywhere in the path is followed only when it is
  *    owned by scry's effective user or by root: another user's link
- *    could point root's write anywhere. Links inside /proc (/proc/self,
+ *    could point root's write anywhere. Not even the links of the user
+ *    who ran sudo: a sudo rule that allows only scry must not become a
+ *    way to write where their link points. Links inside /proc (/proc/self,
  *    /proc/PID/fd/N) are the kernel's and are followed by the kernel,
  *    under the same rule on their owner.
  * The directory is resolved once, when opened; every later step works
