@@ -64,6 +64,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 WL_SRCS	 := $(wildcard tests/workloads/*.c)
 WL_BINS	 := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WL_SRCS))
+WL_CXX_SRCS := $(wildcard tests/workloads/*.cc)
+WL_BINS	 += $(patsubst tests/workloads/%.cc,$(BUILD)/workloads/%,$(WL_CXX_SRCS))
 
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -126,6 +128,15 @@ $(BUILD)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h) Makefi
 # gcc drops the frame of a leaf at -O1 even with frame pointers: cpu_wl's
 # profile ground truth needs every frame, so it is built without optimizing
 $(BUILD)/workloads/cpu_wl: WL_CFLAGS += -O0
+
+# read_wl's reads are the ground truth of a whole table: linked statically,
+# no dynamic loader reads libc.so.6 before main
+$(BUILD)/workloads/read_wl: WL_CFLAGS += -static
+
+# C++ workloads (demangling end to end), the same flags
+$(BUILD)/workloads/%: tests/workloads/%.cc $(wildcard tests/workloads/*.h) Makefile | $(BUILD)/workloads
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) $(filter-out -pthread,$(WL_CFLAGS)) $< -o $@
 
 # a library dl_wl loads while being traced, without frame pointers
 $(BUILD)/workloads/libdlwl.so: tests/workloads/lib/dlwl_lib.c Makefile | $(BUILD)/workloads

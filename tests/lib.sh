@@ -108,6 +108,37 @@ open_gate() {
 	return 1
 }
 
+# start_gated VAR [-o OUT] [-e ERR] CMD...: start CMD (its stdout, stderr
+# to OUT, ERR), a workload that first waits on a
+# gate FIFO, in the background; set VAR to its pid; return once it is
+# blocked opening the FIFO (wchan wait_for_partner). By then it has
+# exec'd and mapped its libraries: a scry -p attached now sees the process
+# it will trace, not the shell's fork of it (whose mappings an exec
+# replaces while scry may not have caught up). Fails after 10 s.
+start_gated() {	# VAR [-o OUT] [-e ERR] CMD...
+	local var=$1 pid i w= out= err=
+	shift
+	[ "$1" = -o ] && { out=$2; shift 2; }
+	[ "$1" = -e ] && { err=$2; shift 2; }
+	# (never reopen /dev/stdout: that truncates the runner's log file)
+	case "$out|$err" in
+	"|") "$@" & ;;
+	*"|") "$@" >"$out" & ;;
+	"|"*) "$@" 2>"$err" & ;;
+	*) "$@" >"$out" 2>"$err" & ;;
+	esac
+	pid=$!
+	printf -v "$var" %s "$pid"
+	CLEANUP+=("kill -9 $pid")
+	for ((i = 0; i < 200; i++)); do
+		{ read -r w <"/proc/$pid/wchan"; } 2>/dev/null
+		[ "$w" = wait_for_partner ] && return 0
+		sleep 0.05
+	done
+	fail "$* did not reach its gate in 10 s (wchan: ${w:-none})"
+	return 1
+}
+
 # wait_exit PID [SECONDS]: wait for the background job PID and return its
 # exit status. A scry that ignores its signal (or a workload that does
 # not end) must fail the test, not hang it: after SECONDS (60) it is
@@ -129,7 +160,9 @@ wait_exit() {
 		fail "still running after $t s, killed: pid $pid: ${cmd[*]:-?}"
 		return 124
 	fi
-	wait "$pid"
+	# (the braces keep bash's "Killed" notice for a job killed on purpose
+	# out of the test's output; its status is returned all the same)
+	{ wait "$pid"; } 2>/dev/null
 }
 
 # gated_c OUT ERR CMD SCRY-ARGS...: scry SCRY-ARGS -c "CMD GATE", where
@@ -175,6 +208,22 @@ rows() {
 	' "$1"
 }
 
+# vals FILE: printa count/sum/min/max/avg rows of stack keys (the value on
+# a line of its own) as "frames;...<TAB>value". A value under 1000 is
+# indented like a frame: a line that is only a number is the value.
+vals() {
+	awk '
+	/^ +-?[0-9]+$/ { v = $1; print key "\t" v; key = ""; next }
+	/^              [^ ]/ { f = $0; sub(/^ +/, "", f); sub(/\+0x[0-9a-f]+$/, "", f)
+		key = key (key == "" ? "" : ";") f; next }
+	' "$1"
+}
+
+# val_of FILE PATTERN: sum of the values of vals rows whose key matches
+val_of() {
+	vals "$1" | awk -F'\t' -v pat="$2" '$1 ~ pat { s += $2 } END { print s + 0 }'
+}
+
 # sum_rows FILE KEYPATTERN VALUE: total count in bucket VALUE over rows whose key matches
 sum_rows() {
 	rows "$1" | awk -F'\t' -v pat="$2" -v val="$3" \
@@ -194,6 +243,61 @@ expect() {	# DESCRIPTION STATUS MESSAGE-REGEX -- ARGS...
 	else
 		fail "$what: message: want /$re/, got: $(head -3 "$TMP/e.err")"
 	fi
+}
+
+# samples_expected HZ REPORT: "WANT TOL" for the profile samples of a
+# process whose workload wrote cpu_ns and switches to REPORT (wl_report.h).
+# scry's cpu-clock event with a frequency HZ fires every floor(1e9 / HZ) ns
+# of each CPU's time (the kernel turns the frequency into that period for
+# hrtimer events), so the process is sampled cpu_ns / period times, except
+# where its runs start and end between two ticks: each of its switches + 1
+# runs is off by less than one sample, either way. With independent
+# phases that error has a standard deviation of at most sqrt(runs) / 2;
+# TOL is 5 of those (+ 2 for the exit path after cpu_ns was read), and
+# never more than runs + 2, the bound that holds for any phases.
+samples_expected() {
+	awk -v hz="$1" '
+		$1 == "cpu_ns" { ns = $2 } $1 == "switches" { sw = $2 }
+		END {
+			period = int(1e9 / hz); runs = sw + 1
+			tol = int(2.5 * sqrt(runs)) + 3
+			if (tol > runs + 2) tol = runs + 2
+			printf "%d %d\n", ns / period + 0.5, tol
+		}' "$2"
+}
+
+# check_samples DESCRIPTION GOT HZ REPORT: GOT within samples_expected
+check_samples() {
+	local want tol
+	read -r want tol <<<"$(samples_expected "$3" "$4")"
+	check_range "$1 ($want +- $tol for $(awk '$1 == "cpu_ns" { printf "%.3f", $2 / 1e9 }' "$4") s of CPU at $3 Hz)" \
+		"$2" $((want - tol)) $((want + tol))
+}
+
+# compare_bt JSON BT [SKIP]: the user stacks of every row (real frames, inlined
+# ones folded into their function) against the backtrace() file: the
+# stack's tail equals backtrace()'s frames after record(), the stack ends
+# at _start. Prints "ROWS EVENTS MATCHED FRAMES LAST" (FRAMES and LAST of
+# the last row). BT is what unwind_wl's record() wrote.
+compare_bt() {
+	python3 - "$1" "$2" "${3:-1}" <<'PYEOF'
+import json, sys
+doc = json.loads(open(sys.argv[1]).readline())
+bt = [int(l, 16) for l in open(sys.argv[2]) if l.strip()]
+want = bt[int(sys.argv[3]):]	# the frames above record() (or its caller)
+rows = events = matched = 0
+frames = last = None
+for row in doc["rows"]:
+    st = [f for f in row["keys"].get("ustack", []) if not f["inlined"]]
+    addrs = [int(f["address"], 16) for f in st]
+    rows += 1
+    events += row["count"]
+    if addrs[-len(want):] == want:
+        matched += row["count"]
+    frames = len(addrs)
+    last = st[-1]["symbol"] if st else None
+print(rows, events, matched, frames, last)
+PYEOF
 }
 
 # svg_width FILE NAME: summed width of the frames titled NAME in a scry SVG

@@ -12,7 +12,14 @@ expect "unknown option" 2 'unrecognized option' -- "$SCRY" offcpu --frobnicate
 expect "no question" 2 '^scry: no question or expression given' -- "$SCRY"
 expect "unknown state" 2 "^scry: --state: unknown state 'X' \(all, S, D\)$" -- "$SCRY" offcpu --state X
 expect "unknown probe kind" 2 "^scry: unknown probe kind 'offcup'" -- "$SCRY" 'offcup { @ = count() }'
-expect "syntax error has a caret" 2 '^    +\^$' -- "$SCRY" 'offcpu /pid == / { @ = count() }'
+# a syntax error: the message with its column, the expression, a caret
+# under column 16 (the '/' where an operand should be)
+"$SCRY" 'offcpu /pid == / { @ = count() }' >"$TMP/syn.out" 2>"$TMP/syn.err"
+check_eq "syntax error: exit status" $? 2
+check_eq "syntax error: message, column, the expression, a caret under the column" \
+	"$(cat "$TMP/syn.err")" "scry: expected an operand after '==' at column 16
+    offcpu /pid == / { @ = count() }
+                   ^"
 expect "not root" 1 '^scry: permission denied: tracing needs root \(CAP_BPF and CAP_PERFMON\); run with sudo$' \
 	-- setpriv --reuid=65534 --regid=65534 --clear-groups "$SCRY" offcpu -d 1
 # an empty tmpfs over /sys/kernel/btf, in a private mount namespace

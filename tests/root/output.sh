@@ -50,9 +50,7 @@ PYEOF
 # may fall between the gate and the burst: empty snapshots are allowed,
 # the non-empty ones are exact.
 mkfifo "$TMP/b1" "$TMP/b2"
-"$WL/burst_wl" "$TMP/b1" "$TMP/b2" &
-wl=$!
-CLEANUP+=("kill -9 $wl")
+start_gated wl "$WL/burst_wl" "$TMP/b1" "$TMP/b2"
 scry_bg "$TMP/iv.json" "$TMP/iv.err" --json --top 2 --interval 1 -p $wl "$BURST"
 open_gate "$TMP/b1"
 wait_for "$TMP/iv.json" '"snapshot":1' 20 || fail "--interval: no first snapshot in 20 s"
@@ -93,9 +91,7 @@ mkdir "$TMP/o"
 echo old >"$TMP/o/out.json"
 ino=$(stat -c %i "$TMP/o/out.json")
 mkfifo "$TMP/ogate"
-"$WL/malloc_wl" sizes "$TMP/ogate" >/dev/null &
-wl=$!
-CLEANUP+=("kill -9 $wl")
+start_gated wl -o /dev/null "$WL/malloc_wl" sizes "$TMP/ogate"
 scry_bg /dev/null "$TMP/o.err" malloc -o "$TMP/o/out.json" -p $wl
 check_eq "-o: while tracing, the old file is untouched" \
 	"$(stat -c %i "$TMP/o/out.json") $(cat "$TMP/o/out.json")" "$ino old"
@@ -112,9 +108,7 @@ check_eq "-o: nothing else left in its directory" "$(ls -A "$TMP/o")" out.json
 # polling it throughout never sees a partial document, and the inode
 # changes once per snapshot.
 mkfifo "$TMP/c1" "$TMP/c2"
-"$WL/burst_wl" "$TMP/c1" "$TMP/c2" &
-wl=$!
-CLEANUP+=("kill -9 $wl")
+start_gated wl "$WL/burst_wl" "$TMP/c1" "$TMP/c2"
 mkdir "$TMP/oi"
 $PY - "$TMP/oi/x.json" "$TMP/poll.log" <<'PYEOF' &
 # read the file as fast as possible until told to stop (the log's

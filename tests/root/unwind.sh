@@ -9,31 +9,6 @@
 UWL=$WL/unwind_wl
 PY=/usr/bin/python3
 
-# compare JSON BT [SKIP]: the user stacks of every row (real frames, inlined
-# ones folded into their function) against the backtrace() file: the
-# stack's tail equals backtrace()'s frames after record(), the stack ends
-# at _start, all rows agree. Prints "ROWS EVENTS MATCHED FRAMES LAST".
-compare() {
-	$PY - "$1" "$2" "${3:-1}" <<'PYEOF'
-import json, sys
-doc = json.loads(open(sys.argv[1]).readline())
-bt = [int(l, 16) for l in open(sys.argv[2]) if l.strip()]
-want = bt[int(sys.argv[3]):]	# the frames above record() (or its caller)
-rows = events = matched = 0
-frames = last = None
-for row in doc["rows"]:
-    st = [f for f in row["keys"].get("ustack", []) if not f["inlined"]]
-    addrs = [int(f["address"], 16) for f in st]
-    rows += 1
-    events += row["count"]
-    if addrs[-len(want):] == want:
-        matched += row["count"]
-    frames = len(addrs)
-    last = st[-1]["symbol"] if st else None
-print(rows, events, matched, frames, last)
-PYEOF
-}
-
 # gated MODE OUT JSON ARGS...: run "unwind_wl MODE OUT GATE" under scry -c,
 # and open the gate once scry is tracing and has read the new process's
 # mappings and tables (a process's first few milliseconds can outrun that:
@@ -54,7 +29,7 @@ gated() {
 gated qsort "$TMP/bt" "$TMP/m.json" --json \
 	'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
 check_status "dwarf uprobe: exit status" $? 0 "$TMP/m.json.err"
-read -r rows events matched frames last <<<"$(compare "$TMP/m.json" "$TMP/bt")"
+read -r rows events matched frames last <<<"$(compare_bt "$TMP/m.json" "$TMP/bt")"
 bt_n=$(wc -l <"$TMP/bt")
 check_eq "dwarf uprobe: one event" "$events" 1
 check_eq "dwarf uprobe: its stack equals backtrace()'s frame for frame" "$matched" 1
@@ -63,49 +38,85 @@ check_eq "dwarf uprobe: the stack ends at _start" "$last" _start
 
 gated qsort "$TMP/bt2" "$TMP/fp.json" --json --unwind=fp \
 	'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
-read -r rows events matched frames last <<<"$(compare "$TMP/fp.json" "$TMP/bt2")"
+read -r rows events matched frames last <<<"$(compare_bt "$TMP/fp.json" "$TMP/bt2")"
 check "--unwind=fp (negative control): shorter than backtrace() ($frames frames)" test "$frames" -lt "$bt_n"
+
+# --unwind=dwarf: DWARF tables, named explicitly (auto is the default)
+gated qsort "$TMP/bt4" "$TMP/dw.json" --json --unwind=dwarf \
+	'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
+read -r rows events matched frames last <<<"$(compare_bt "$TMP/dw.json" "$TMP/bt4")"
+check_eq "--unwind=dwarf: one row, equal to backtrace(), ends at _start" "$rows $events $matched $last" "1 1 1 _start"
+expect "--unwind=bogus" 2 "^scry: --unwind: unknown method 'bogus' \(auto, dwarf, fp\)$" -- "$SCRY" --unwind=bogus offcpu -d 1
 
 # a signal handler's stack crosses the kernel's signal frame (__restore_rt)
 gated signal "$TMP/bts" "$TMP/s.json" --json \
 	'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
-read -r rows events matched frames last <<<"$(compare "$TMP/s.json" "$TMP/bts")"
+read -r rows events matched frames last <<<"$(compare_bt "$TMP/s.json" "$TMP/bts")"
 check_eq "dwarf through a signal frame: equals backtrace()" "$matched/$events" 1/1
 check_eq "dwarf through a signal frame: ends at _start" "$last" _start
 
 # 300 deep: truncation is flagged, not garbage
 gated "deep 300" "$TMP/btd" "$TMP/d.json" --json \
 	'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
-check_eq "300-deep recursion: 127 frames, flagged truncated" \
-	"$($PY -c 'import json,sys; k=json.loads(open(sys.argv[1]).readline())["rows"][0]["keys"]; print(len(k["ustack"]) >= 127, k.get("ustack_truncated", False))' "$TMP/d.json")" "True True"
+# (SCRY_MAX_FRAMES = 127 return addresses; none of dive's frames is
+# inlined, so exactly 127 frames)
+check_eq "300-deep recursion: exactly 127 frames, flagged truncated" \
+	"$($PY -c 'import json,sys; k=json.loads(open(sys.argv[1]).readline())["rows"][0]["keys"]; print(len(k["ustack"]), k.get("ustack_truncated", False))' "$TMP/d.json")" "127 True"
 
-# off-CPU: blocked in read() inside the comparator
+# off-CPU: blocked in read() inside the comparator. Once the workload is
+# seen blocked in read(2) (syscall 0 in /proc/PID/syscall), 0.2 s more
+# makes that one sleep (state S) longer than 100 ms; SIGTERM ends it, and
+# it is the only sleep of the process that long.
 mkfifo "$TMP/gate"
-"$UWL" block "$TMP/btb" "$TMP/gate" &
-wl=$!
-CLEANUP+=("kill -9 $wl")
-scry_bg "$TMP/b.json" "$TMP/b.err" --json -p $wl 'offcpu /latency > 100000000/ { @[ustack] = count() }'
+start_gated wl "$UWL" block "$TMP/btb" "$TMP/gate"
+scry_bg "$TMP/b.json" "$TMP/b.err" --json -p $wl 'offcpu /latency > 100000000 && state == 1/ { @[ustack] = count() }'
 open_gate "$TMP/gate"
-sleep 0.5
+for ((i = 0; i < 200; i++)); do
+	{ read -r sc _ <"/proc/$wl/syscall"; } 2>/dev/null
+	[ "${sc:-}" = 0 ] && break
+	sleep 0.05
+done
+check_eq "dwarf offcpu: the workload blocks in read(2)" "${sc:-}" 0
+sleep 0.2
 kill $wl
 wait_exit $SCRY_PID
 # the comparator blocks from another call site than record()'s: compare
 # the frames above the comparator
-read -r rows events matched frames last <<<"$(compare "$TMP/b.json" "$TMP/btb" 2)"
+read -r rows events matched frames last <<<"$(compare_bt "$TMP/b.json" "$TMP/btb" 2)"
 check_eq "dwarf offcpu (read in the comparator): every stack equals backtrace()" "$matched" "$events"
-check "dwarf offcpu: at least one event" test "$events" -ge 1
+check_eq "dwarf offcpu: exactly one event, in one row" "$rows $events" "1 1"
 check_eq "dwarf offcpu: ends at _start" "$last" _start
 
-# profile: every sample in the comparator's spin reaches _start
+# profile: every sample of the process reaches _start. -p on a gated
+# process: its tables are loaded before it runs, so every sample counts,
+# none is left out of the denominator. A sample with no user stack is
+# allowed only in the kernel's exit path (the process's memory is gone).
+# The count is F x the CPU time (samples_expected).
 mkfifo "$TMP/gp"
-scry_bg "$TMP/p.folded" "$TMP/p.err" profile -F 499 --folded -c "$UWL spin 2 $TMP/gp"
-sleep 0.3
+WL_REPORT=$TMP/p.wl start_gated wl "$UWL" spin 2 "$TMP/gp"
+scry_bg "$TMP/p.json" "$TMP/p.err" profile -F 499 --json -p $wl
 open_gate "$TMP/gp"
+wait_exit $wl
 wait_exit $SCRY_PID
-all=$(awk '/spin_cmp|cmp/ { s += $NF } END { print s + 0 }' "$TMP/p.folded")
-full=$(awk '/^unwind_wl;_start;.*cmp/ { s += $NF } END { print s + 0 }' "$TMP/p.folded")
-check "dwarf profile: samples in the comparator ($all)" test "$all" -gt 100
-check_eq "dwarf profile: 100% of them reach _start" "$full" "$all"
+read -r total full exiting bad <<<"$($PY - "$TMP/p.json" <<'PYEOF'
+import json, sys
+total = full = exiting = 0
+bad = []
+for row in json.loads(open(sys.argv[1]).readline())["rows"]:
+    st = [f for f in row["keys"]["ustack"] if not f["inlined"]]
+    ks = [f["symbol"] for f in row["keys"]["kstack"]]
+    total += row["count"]
+    if st and st[-1]["symbol"] == "_start":
+        full += row["count"]
+    elif not st and ("do_exit" in ks or "do_group_exit" in ks):
+        exiting += row["count"]
+    else:
+        bad.append(";".join(str(f["symbol"]) for f in st))
+print(total, full, exiting, "|".join(bad) or "-")
+PYEOF
+)"
+check_samples "dwarf profile: the process's samples are F x its CPU time" "$total" 499 "$TMP/p.wl"
+check_eq "dwarf profile: every sample reaches _start (but in the exit path)" "$full $bad" "$((total - exiting)) -"
 
 # inlined code (-O2 -g): its own frame, marked inlined (folded _[i])
 "$SCRY" -q --folded -c "$WL/inline_wl" 'uprobe:libc:malloc /arg0 == 555/ { @[ustack] = count() }' >"$TMP/i.folded" 2>&1
@@ -120,9 +131,7 @@ rm -f "$(cat "$TMP/jitmap")"
 # a binary deleted while running still symbolizes
 cp "$WL/offcpu_wl" "$TMP/doomed_wl"
 mkfifo "$TMP/gate2"
-"$TMP/doomed_wl" 3 1 "$TMP/gate2" &
-wl=$!
-CLEANUP+=("kill -9 $wl")
+start_gated wl "$TMP/doomed_wl" 3 1 "$TMP/gate2"
 scry_bg "$TMP/x.out" "$TMP/x.err" offcpu -p $wl
 rm "$TMP/doomed_wl"
 open_gate "$TMP/gate2"

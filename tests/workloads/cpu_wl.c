@@ -6,10 +6,14 @@
  * two functions themselves, 3:1.
  *
  *   cpu_wl SECONDS
+ *
+ * With $WL_REPORT set, its CPU time and context switches go there at exit
+ * (wl_report.h): the ground truth of a profile's sample count.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "wl_report.h"
 
 static volatile unsigned long spin;
 

@@ -4,12 +4,15 @@
  *
  *   dl_wl dlopen LIB [GATE]  after GATE, dlopen(LIB) and call its lib_fn(),
  *                            which mallocs 999 bytes from lib_leaf()
+ *   dl_wl dlopen-now LIB     the same at once: no gate, and no pause
+ *                            between dlopen and the call
  *   dl_wl thread [GATE]      after GATE, a second thread mallocs 888 bytes
  *                            from thread_fn(): its stack ends at clone3
  */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +31,13 @@ __attribute__((noinline)) void *thread_fn(void *arg)
 
 int main(int argc, char **argv)
 {
-	if (argc > 2 && !strcmp(argv[1], "dlopen")) {
+	if (argc > 2 && (!strcmp(argv[1], "dlopen") ||
+			 !strcmp(argv[1], "dlopen-now"))) {
+		bool now = !strcmp(argv[1], "dlopen-now");
 		void (*fn)(void);
 		void *h;
 
-		gate(argc > 3 ? argv[3] : NULL);
+		gate(!now && argc > 3 ? argv[3] : NULL);
 		h = dlopen(argv[2], RTLD_NOW);
 		if (!h || !(fn = (void (*)(void))dlsym(h, "lib_fn"))) {
 			fprintf(stderr, "%s\n", dlerror());
@@ -40,7 +45,8 @@ int main(int argc, char **argv)
 		}
 		/* a library is loaded well before it runs hot: give scry
 		 * the moment it needs to read the new mapping's tables */
-		usleep(300000);
+		if (!now)
+			usleep(300000);
 		fn();
 		return 0;
 	}

@@ -6,8 +6,9 @@
  *                           200 x 1 MiB from big_allocs(),
  *                           24 B from cmp_alloc() per qsort comparison;
  *                           prints "cmp_calls=N"
- *   malloc_wl rate N        N x 16 B from hot_loop()
- *   malloc_wl slow K        K calls of slow_fn(): sleeps 20 ms, returns 42
+ *   malloc_wl rate N [GATE] N x 16 B from hot_loop()
+ *   malloc_wl slow K        K calls of slow_fn(): sleeps 20 ms, returns 42;
+ *                           their wall time (slow_ns) to $WL_REPORT
  *   malloc_wl usdt K        K firings of USDT scry_test:tick(i, 2 * i)
  *
  * GATE: a FIFO to read one byte from first, so a test can attach with -p.
@@ -20,6 +21,7 @@
 #include <unistd.h>
 #include <sys/sdt.h>
 #include "gate.h"
+#include "wl_report.h"
 
 /* Keep each allocation observable: the compiler may not pair and drop it. */
 void *volatile sink;
@@ -102,11 +104,16 @@ int main(int argc, char **argv)
 		sort_some(1000);
 		printf("cmp_calls=%ld\n", cmp_calls);
 	} else if (!strcmp(mode, "rate")) {
+		if (argc > 3)
+			gate(argv[3]);
 		hot_loop(n);
 	} else if (!strcmp(mode, "slow")) {
+		long long t = wl_now_ns();
+
 		for (i = 0; i < n; i++)
 			if (slow_fn() != 42)
 				return 1;
+		wl_report("slow_ns", wl_now_ns() - t);
 	} else if (!strcmp(mode, "usdt")) {
 		fire_usdt(n);
 	} else {

@@ -4,8 +4,8 @@
  * 50 ms from sleep_long(), each one nanosleep and so one off-CPU period.
  * Built with frame pointers. With a FIFO path as third argument it first
  * blocks until a byte arrives there (so a test can attach with -p first).
- * With $WL_REPORT set, the wall time of each phase goes there (short_ns,
- * long_ns): no off-CPU period inside a phase can add up to more.
+ * With $WL_REPORT set, each phase's wall time and context switches go
+ * there (short_ns, short_vcsw, short_ivcsw, long_*; wl_report.h).
  *
  *   offcpu_wl N M [GATE_FIFO]
  */
@@ -29,33 +29,31 @@ __attribute__((noinline)) void sleep_short(int n)
 {
 	int i;
 
+	wl_phase_begin("short");
 	for (i = 0; i < n; i++)
 		nap(10);
+	wl_phase_end();
 }
 
 __attribute__((noinline)) void sleep_long(int n)
 {
 	int i;
 
+	wl_phase_begin("long");
 	for (i = 0; i < n; i++)
 		nap(50);
+	wl_phase_end();
 }
 
 int main(int argc, char **argv)
 {
-	long long t;
-
 	if (argc < 3) {
 		fprintf(stderr, "usage: offcpu_wl N M [GATE_FIFO]\n");
 		return 2;
 	}
 	if (argc > 3)
 		gate(argv[3]);
-	t = wl_now_ns();
 	sleep_short(atoi(argv[1]));
-	wl_report("short_ns", wl_now_ns() - t);
-	t = wl_now_ns();
 	sleep_long(atoi(argv[2]));
-	wl_report("long_ns", wl_now_ns() - t);
 	return 0;
 }

@@ -5,6 +5,7 @@
  *
  *   read_wl files DIR [GATE_FIFO]
  *   read_wl pipe_delay MS
+ *   read_wl kinds
  *
  * files: DIR is prepared by the test, which creates the inputs (so the
  * workload's only writes are the ones scry write is asked about):
@@ -31,6 +32,10 @@
  * the main thread is blocked in read(fd, buf, 4242) on: one read of 10
  * bytes whose latency is MS ms; 4242 identifies it to a predicate.
  *
+ * kinds: files that are not files: read 3 x 100 from one end of a
+ * socketpair (socket:[INODE]) and 2 x 8 from an eventfd
+ * (anon_inode:[eventfd]), after writing exactly that to them.
+ *
  * Prints nothing on success; any unexpected result exits non-zero.
  */
 #include <errno.h>
@@ -42,6 +47,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include "gate.h"
 
@@ -234,6 +241,27 @@ __attribute__((noinline)) int pipe_delay(long ms)
 	return 0;
 }
 
+__attribute__((noinline)) int kinds(void)
+{
+	unsigned long long one = 1;
+	int sv[2], efd, i;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		die("socketpair: %s", strerror(errno));
+	memset(buf, 's', 300);
+	want("write socket", write(sv[1], buf, 300), 300);
+	for (i = 0; i < 3; i++)
+		want("read socket", read(sv[0], buf, 100), 100);
+	efd = eventfd(0, 0);
+	if (efd < 0)
+		die("eventfd: %s", strerror(errno));
+	for (i = 0; i < 2; i++) {
+		want("write eventfd", write(efd, &one, 8), 8);
+		want("read eventfd", read(efd, buf, 8), 8);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "files")) {
@@ -243,7 +271,10 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "pipe_delay"))
 		return pipe_delay(atol(argv[2]));
+	if (argc == 2 && !strcmp(argv[1], "kinds"))
+		return kinds();
 	fprintf(stderr, "usage: read_wl files DIR [GATE_FIFO]\n"
-			"       read_wl pipe_delay MS\n");
+			"       read_wl pipe_delay MS\n"
+			"       read_wl kinds\n");
 	return 2;
 }

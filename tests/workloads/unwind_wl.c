@@ -25,7 +25,8 @@
  * OUT: one return address per line, "0x%lx", innermost first, as glibc's
  * backtrace() (libgcc's DWARF unwinder) reports them; its first line is
  * inside record(). GATE: a FIFO to read one byte from first, so a test can
- * attach with -p before anything happens.
+ * attach with -p before anything happens. With $WL_REPORT set, the CPU time
+ * and context switches go there at exit (wl_report.h).
  */
 #include <execinfo.h>
 #include <fcntl.h>
@@ -36,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "gate.h"
+#include "wl_report.h"
 
 #define NOFP __attribute__((noinline, optimize("omit-frame-pointer")))
 #define NELEM 64

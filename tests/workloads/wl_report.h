@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What a workload measures about itself, for the tests' bounds: the wall
- * time of a phase (an upper bound on the off-CPU time inside it) and, at
- * exit, the CPU time the kernel charged the process (the ground truth of
- * a profile's sample count). Written as "KEY VALUE" lines to the file
+ * What a workload measures about itself, for the tests' ground truth: the
+ * wall time and context switches of a phase (an upper bound on the
+ * off-CPU time inside it, the number of off-CPU periods) and, at exit, the
+ * CPU time the kernel charged the process (a profile's sample count). Written as "KEY VALUE" lines to the file
  * named by $WL_REPORT, appended; nothing at all when it is unset, so a
  * workload run by hand or by another test is unchanged.
  */
@@ -35,7 +35,57 @@ static inline void wl_report(const char *key, long long value)
 }
 
 /*
- * At exit: cpu_ns, the CPU time of all the process's threads
+ * A phase: its wall time and the context switches of the calling thread
+ * inside it, voluntary (it blocked) and involuntary (it was preempted),
+ * as the kernel counts them (getrusage). Every switch is one off-CPU
+ * period, so these are the ground truth of an off-CPU count, even when
+ * the kernel does not block where the workload meant it to (a sleep's
+ * timer that fires before schedule() is reached blocks nothing). Marks
+ * are kept here and written at exit, so the writing is outside the phase.
+ */
+struct wl_phase {
+	const char *name;
+	long long ns, vcsw, ivcsw;
+};
+
+static struct wl_phase wl_phases[8];
+static int wl_nphases;
+
+static inline void wl_sample(struct wl_phase *p)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	p->ns = wl_now_ns();
+	p->vcsw = ru.ru_nvcsw;
+	p->ivcsw = ru.ru_nivcsw;
+}
+
+/* Call both from inside the function whose off-CPU periods are counted:
+ * then every switch between them has that function on its stack. */
+static inline void wl_phase_begin(const char *name)
+{
+	if (wl_nphases < 8) {
+		wl_phases[wl_nphases].name = name;
+		wl_sample(&wl_phases[wl_nphases]);
+	}
+}
+
+static inline void wl_phase_end(void)
+{
+	struct wl_phase end, *p = &wl_phases[wl_nphases];
+
+	if (wl_nphases >= 8)
+		return;
+	wl_sample(&end);
+	p->ns = end.ns - p->ns;
+	p->vcsw = end.vcsw - p->vcsw;
+	p->ivcsw = end.ivcsw - p->ivcsw;
+	wl_nphases++;
+}
+
+/*
+ * At exit: each phase as NAME_ns, NAME_vcsw, NAME_ivcsw; cpu_ns, the CPU time of all the process's threads
  * (CLOCK_PROCESS_CPUTIME_ID: the scheduler's exact runtime, not ticks),
  * and switches, the number of times its main thread left the CPU
  * (voluntary + involuntary): each run between two switches is one
@@ -46,8 +96,19 @@ __attribute__((destructor)) static void wl_report_exit(void)
 	struct timespec ts;
 	struct rusage ru;
 
+	char key[64];
+	int i;
+
 	if (!getenv("WL_REPORT"))
 		return;
+	for (i = 0; i < wl_nphases; i++) {
+		snprintf(key, sizeof(key), "%s_ns", wl_phases[i].name);
+		wl_report(key, wl_phases[i].ns);
+		snprintf(key, sizeof(key), "%s_vcsw", wl_phases[i].name);
+		wl_report(key, wl_phases[i].vcsw);
+		snprintf(key, sizeof(key), "%s_ivcsw", wl_phases[i].name);
+		wl_report(key, wl_phases[i].ivcsw);
+	}
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	wl_report("cpu_ns", ts.tv_sec * 1000000000LL + ts.tv_nsec);
 	if (!getrusage(RUSAGE_THREAD, &ru))
