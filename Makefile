@@ -138,6 +138,9 @@ $(BUILD)/workloads/%: tests/workloads/%.cc $(wildcard tests/workloads/*.h) Makef
 	$(call msg,CXX,$@)
 	$(Q)$(CXX) $(filter-out -pthread,$(WL_CFLAGS)) $< -o $@
 
+# stacks from the first instruction of a program without frame pointers
+$(BUILD)/workloads/nofp_wl: WL_CFLAGS += -O2 -fomit-frame-pointer
+
 # a library dl_wl loads while being traced, without frame pointers
 $(BUILD)/workloads/libdlwl.so: tests/workloads/lib/dlwl_lib.c Makefile | $(BUILD)/workloads
 	$(call msg,CC,$@)
@@ -202,7 +205,14 @@ $(BUILD)/static/scry: $(BUILD)/src/main.o $(BUILD)/libscry.a src/static_dl.c Mak
 		$(STATIC_LIBS) -o $@ 2>$(BUILD)/static/link.log || \
 		{ cat $(BUILD)/static/link.log >&2; exit 1; }
 
-workloads: $(WL_BINS) $(BUILD)/workloads/libdlwl.so $(BUILD)/workloads/bigfde_wl
+# malloc_wl bound to jemalloc by DT_NEEDED, as redis is (make deps has it)
+JEMALLOC := /usr/lib/$(shell uname -m)-linux-gnu/libjemalloc.so.2
+$(BUILD)/workloads/je_wl: tests/workloads/malloc_wl.c tests/workloads/gate.h Makefile | $(BUILD)/workloads
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) $< $(JEMALLOC) -o $@
+
+workloads: $(WL_BINS) $(BUILD)/workloads/libdlwl.so $(BUILD)/workloads/bigfde_wl \
+	$(BUILD)/workloads/je_wl
 unit: $(UNIT_BINS)
 
 # libFuzzer target for the expression parser (clang).

@@ -64,9 +64,9 @@ struct {
 /* Processes the user asked for (-p, -c); used when filter_targets is set. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SCRY_MAX_TARGETS);
+	__uint(max_entries, SCRY_MAX_FOLLOWED);
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u8);	/* SCRY_TARGET_* */
 } targets SEC(".maps");
 
 /* Processes already announced to the frontend for symbolization. */
@@ -77,9 +77,10 @@ struct {
 	__type(value, __u8);
 } seen SEC(".maps");
 
+/* Notices (abi.h) carry paths: room for a burst of a thousand. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 64 * 1024);
+	__uint(max_entries, 1024 * 1024);
 } notices SEC(".maps");
 
 struct {

@@ -272,47 +272,23 @@ static __always_inline int scry_path_closed(struct scry_path *out, char *buf,
 }
 
 /*
- * Path of @fd in @task's fd table, as /proc/PID/fd/N would show it.
- * Fills @out (str NUL-terminated, len, flags). Returns 0 or a negative errno.
- *
- * Paths are relative to @task's root (chroot, mount namespace); deleted
- * files end in " (deleted)" (SCRY_PATH_DELETED); a walk cut short starts
- * with "..." (SCRY_PATH_TRUNCATED). A closed fd gives "[closed fd N]" and
- * -EBADF. @out should live in a map: it is larger than a BPF stack frame
- * can spare.
+ * Path of the open @file as @task sees it (relative to its root), as
+ * /proc/PID/fd/N or /proc/PID/maps would show it; @buf is
+ * scry_path_scratch. Fills @out; returns 0 or a negative errno.
  */
-static __always_inline int scry_fd_path(struct task_struct *task, int fd,
-					struct scry_path *out)
+static __always_inline int scry_file_path(struct task_struct *task,
+					  struct file *file,
+					  struct scry_path *out, char *buf)
 {
 	struct scry_path_walk w = {};
-	struct files_struct *files;
-	struct fdtable *fdt;
-	struct file **fds, *file = NULL;
 	struct dentry *dentry, *mnt_root;
 	struct vfsmount *vmnt;
 	struct fs_struct *fs;
-	__u32 zero = 0, flags = 0, sfx = 0, keep;
-	char *buf;
+	__u32 flags = 0, sfx = 0, keep;
 
-	buf = bpf_map_lookup_elem(&scry_path_scratch, &zero);
-	if (!buf)
-		return -ENOMEM;
 	out->len = 0;
 	out->flags = 0;
 	out->str[0] = '\0';
-
-	files = BPF_CORE_READ(task, files);
-	if (!files) {	/* exiting: the fd table is gone, the fd with it */
-		scry_path_closed(out, buf, fd);
-		return -ESRCH;
-	}
-	fdt = BPF_CORE_READ(files, fdt);
-	if (fd < 0 || (__u32)fd >= BPF_CORE_READ(fdt, max_fds))
-		return scry_path_closed(out, buf, fd);
-	fds = BPF_CORE_READ(fdt, fd);
-	bpf_probe_read_kernel(&file, sizeof(file), fds + fd);
-	if (!file)
-		return scry_path_closed(out, buf, fd);
 
 	/*
 	 * Plain locals as BPF_CORE_READ() sources: a member of a local
@@ -366,6 +342,47 @@ static __always_inline int scry_fd_path(struct task_struct *task, int fd,
 	keep = scry_path_put(buf, keep, "...", 3);
 	scry_path_emit(out, buf, keep, flags | SCRY_PATH_TRUNCATED);
 	return 0;
+}
+
+/*
+ * Path of @fd in @task's fd table, as /proc/PID/fd/N would show it.
+ * Fills @out (str NUL-terminated, len, flags). Returns 0 or a negative errno.
+ *
+ * Paths are relative to @task's root (chroot, mount namespace); deleted
+ * files end in " (deleted)" (SCRY_PATH_DELETED); a walk cut short starts
+ * with "..." (SCRY_PATH_TRUNCATED). A closed fd gives "[closed fd N]" and
+ * -EBADF. @out should live in a map: it is larger than a BPF stack frame
+ * can spare.
+ */
+static __always_inline int scry_fd_path(struct task_struct *task, int fd,
+					struct scry_path *out)
+{
+	struct files_struct *files;
+	struct fdtable *fdt;
+	struct file **fds, *file = NULL;
+	__u32 zero = 0;
+	char *buf;
+
+	buf = bpf_map_lookup_elem(&scry_path_scratch, &zero);
+	if (!buf)
+		return -ENOMEM;
+	out->len = 0;
+	out->flags = 0;
+	out->str[0] = '\0';
+
+	files = BPF_CORE_READ(task, files);
+	if (!files) {	/* exiting: the fd table is gone, the fd with it */
+		scry_path_closed(out, buf, fd);
+		return -ESRCH;
+	}
+	fdt = BPF_CORE_READ(files, fdt);
+	if (fd < 0 || (__u32)fd >= BPF_CORE_READ(fdt, max_fds))
+		return scry_path_closed(out, buf, fd);
+	fds = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&file, sizeof(file), fds + fd);
+	if (!file)
+		return scry_path_closed(out, buf, fd);
+	return scry_file_path(task, file, out, buf);
 }
 
 #endif /* SCRY_PATH_BPF_H */

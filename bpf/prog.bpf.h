@@ -297,6 +297,7 @@ static __always_inline void scry_build_key(struct scry_scratch *s, __u32 k,
 		else if (dst == SCRY_KC_USTACK) {
 			key->ustack = v;
 			key->pid = s->ev.pid;
+			key->gen = s->ev.gen;
 		} else if (dst == SCRY_KC_PID)
 			key->pid = v;
 	}

@@ -27,6 +27,7 @@
 #include "maps.bpf.h"
 #include "stack.bpf.h"
 #include "path.bpf.h"
+#include "proc.bpf.h"
 #include "prog.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -39,19 +40,12 @@ struct task_struct___old {
 	long state;
 } __attribute__((preserve_access_index));
 
-const volatile bool filter_targets = false;	/* only pids in `targets` */
-const volatile __u32 self_tgid = 0;		/* scry itself, never traced */
-const volatile bool announce_pids = false;	/* ringbuf notice on first sight */
 const volatile bool profile_idle = false;	/* sample the idle task too */
-
-static __always_inline bool scry_target(__u32 tgid)
-{
-	if (tgid == self_tgid)
-		return false;
-	if (!filter_targets)
-		return true;
-	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
-}
+/*
+ * The fd a path key resolves, by role (plan_fd_role: arg0, the file read
+ * from, the file written to) and syscall number: plan_syscall_fd_arg().
+ */
+const volatile __u8 fdpath_args[3][512] = {};
 
 /* Fill the fields every event has, for the current task. */
 static __always_inline void scry_event_init(struct scry_event *ev, __u32 c)
@@ -70,26 +64,6 @@ static __always_inline void scry_event_init(struct scry_event *ev, __u32 c)
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 }
 
-static __always_inline void scry_announce(__u32 pid)
-{
-	struct scry_notice *n;
-	__u8 one = 1;
-
-	if (!announce_pids || bpf_map_lookup_elem(&seen, &pid))
-		return;
-	if (bpf_map_update_elem(&seen, &pid, &one, BPF_NOEXIST))
-		return;
-	n = bpf_ringbuf_reserve(&notices, sizeof(*n), 0);
-	if (!n) {
-		scry_stat(SCRY_STAT_NOTICE_LOST);
-		bpf_map_delete_elem(&seen, &pid);	/* try again next time */
-		return;
-	}
-	n->kind = SCRY_NOTICE_PID;
-	n->pid = pid;
-	bpf_ringbuf_submit(n, 0);
-}
-
 /* The stacks a clause uses (SCRY_CL_KSTACK, SCRY_CL_USTACK). */
 static __always_inline void scry_take_stacks(void *ctx, struct scry_scratch *s,
 					     const struct scry_uregs *ur,
@@ -97,10 +71,10 @@ static __always_inline void scry_take_stacks(void *ctx, struct scry_scratch *s,
 {
 	if (flags & SCRY_CL_KSTACK)
 		s->ev.kstack = scry_kstack(ctx, &s->st);
-	if (flags & SCRY_CL_USTACK) {
-		s->ev.ustack = scry_ustack(s->ev.pid, ur, &s->st);
-		if (s->ev.ustack)
-			scry_announce(s->ev.pid);
+	if ((flags & SCRY_CL_USTACK) && ur && ur->ip) {
+		/* the generation first: the walk checks the list against it */
+		s->ev.gen = scry_announce(s->ev.pid);
+		s->ev.ustack = scry_ustack(s->ev.pid, s->ev.gen, ur, &s->st);
 	}
 }
 
@@ -232,8 +206,15 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 		scry_begin(ctx, s, &ur, c);
 	}
 	tid = BPF_CORE_READ(next, pid);
-	if (tid)
+	if (!tid)
+		return 0;
+	if (scry_was_held(tid)) {	/* its wait was scry's */
+		__u64 key = (__u64)c << 32 | tid;
+
+		bpf_map_delete_elem(&inflight, &key);
+	} else {
 		scry_end(ctx, s, tid, 0, NULL, c);
+	}
 	return 0;
 }
 
@@ -254,7 +235,8 @@ SCRY_CLAUSES(OFFCPU)
 
 /*
  * A thread that exits never switches in again, nor returns: drop what
- * the clauses with an end parked for it.
+ * the clauses with an end parked for it. A process that is gone is no
+ * target any more (proc.bpf.h).
  */
 static __always_inline int on_exit(struct task_struct *p)
 {
@@ -267,6 +249,7 @@ static __always_inline int on_exit(struct task_struct *p)
 		key = (__u64)c << 32 | (__u32)key;
 		bpf_map_delete_elem(&inflight, &key);
 	}
+	scry_proc_exit(p);
 	return 0;
 }
 
@@ -280,75 +263,6 @@ SEC("raw_tp/sched_process_exit")
 int BPF_PROG(task_exit_raw, struct task_struct *p)
 {
 	return on_exit(p);
-}
-
-/*
- * -c follows the command's children (a shell runs pipelines in them):
- * a process forked by a target becomes a target.
- */
-const volatile bool follow_forks = false;
-
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
-{
-	__u32 ptgid = BPF_CORE_READ(parent, tgid);
-	__u32 ctgid = BPF_CORE_READ(child, tgid);
-	__u8 one = 1;
-
-	if (!follow_forks || ptgid == ctgid ||
-	    !bpf_map_lookup_elem(&targets, &ptgid))
-		return 0;
-	if (bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY))
-		scry_stat(SCRY_STAT_TARGETS_FULL);
-	return 0;
-}
-
-/*
- * Mappings change under a seen pid: exec installs a new image, then ld.so
- * (and later dlopen) maps code with mmap(PROT_EXEC). Ask the frontend to
- * read the mappings again, once the change is in place.
- */
-static __always_inline void scry_maps_changed(__u32 pid)
-{
-	struct scry_notice *n;
-
-	/*
-	 * Traced processes are followed from their exec on, so even one
-	 * that exits right after its first event has its mappings read.
-	 */
-	if (!announce_pids || (!bpf_map_lookup_elem(&seen, &pid) &&
-			       !(filter_targets &&
-				 bpf_map_lookup_elem(&targets, &pid))))
-		return;
-	n = bpf_ringbuf_reserve(&notices, sizeof(*n), 0);
-	if (!n) {
-		scry_stat(SCRY_STAT_NOTICE_LOST);
-		return;
-	}
-	n->kind = SCRY_NOTICE_MAPS;
-	n->pid = pid;
-	bpf_ringbuf_submit(n, 0);
-}
-
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(on_exec, struct task_struct *p)
-{
-	scry_maps_changed(BPF_CORE_READ(p, tgid));
-	return 0;
-}
-
-#define NR_mmap		9
-#define PROT_EXEC	0x4
-
-/* syscall exit: the user registers still hold the arguments */
-SEC("raw_tp/sys_exit")
-int BPF_PROG(on_mmap_exit, struct pt_regs *regs, long ret)
-{
-	if (BPF_CORE_READ(regs, orig_ax) != NR_mmap || ret < 0 ||
-	    !(BPF_CORE_READ(regs, dx) & PROT_EXEC))
-		return 0;
-	scry_maps_changed(bpf_get_current_pid_tgid() >> 32);
-	return 0;
 }
 
 /* ---- uprobe / uretprobe / usdt ---------------------------------------- */
@@ -547,8 +461,16 @@ static __always_inline int on_sys_enter(void *ctx, struct pt_regs *regs,
 	s->ev.args[5] = BPF_CORE_READ(regs, r9);
 	/* at entry, while the fd still names the file (close, dup2...) */
 	if (clauses[c].flags & SCRY_CL_FDPATH) {
-		long err = scry_fd_path(bpf_get_current_task_btf(),
-					s->ev.args[0], &s->path);
+		__u32 role = clauses[c].fd_role, arg;
+		long err;
+
+		if (role > 2)
+			role = 0;
+		arg = fdpath_args[role][nr & 511] & 7;
+		if (arg >= SCRY_NARGS)
+			arg = 0;
+		err = scry_fd_path(bpf_get_current_task_btf(), s->ev.args[arg],
+				   &s->path);
 
 		/* a closed fd is the caller's error, keyed "[closed fd N]" */
 		if (err < 0 && err != -EBADF && err != -ESRCH)
@@ -568,10 +490,20 @@ static __always_inline int on_sys_enter(void *ctx, struct pt_regs *regs,
 static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs,
 				       long ret, __u32 c)
 {
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	long nr = BPF_CORE_READ(regs, orig_ax);
 	struct scry_scratch *s;
 	struct scry_uregs ur;
 
-	if (!scry_syscall_wanted(BPF_CORE_READ(regs, orig_ax), c))
+	/* an exec or mmap scry held: its latency was scry's work */
+	if ((nr == NR_mmap || nr == NR_execve || nr == NR_execveat) &&
+	    scry_was_held(tid)) {
+		__u64 key = (__u64)c << 32 | tid;
+
+		bpf_map_delete_elem(&inflight, &key);
+		return 0;
+	}
+	if (!scry_syscall_wanted(nr, c))
 		return 0;
 	s = scry_scratch();
 	if (!s)
@@ -579,9 +511,82 @@ static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs,
 	ur.ip = BPF_CORE_READ(regs, ip);
 	ur.sp = BPF_CORE_READ(regs, sp);
 	ur.bp = BPF_CORE_READ(regs, bp);
-	scry_end(ctx, s, (__u32)bpf_get_current_pid_tgid(), ret, &ur, c);
+	scry_end(ctx, s, tid, ret, &ur, c);
 	return 0;
 }
+
+/*
+ * io_uring: a read or write completes without any read(2) or write(2).
+ * Counted as the pseudo syscalls io_uring_read and io_uring_write (abi.h)
+ * with the request's file and its result. Completions run in the
+ * submitting task, or in one of its io-wq or SQPOLL threads, which belong
+ * to its thread group: the pid filter holds. The tracepoint's arguments
+ * changed (6.1: ctx, req, user_data, res, ...; 6.4+: ctx, req, cqe), but
+ * req is the second in both; the result is read from the request.
+ */
+#define IORING_OP_READV		1
+#define IORING_OP_WRITEV	2
+#define IORING_OP_READ_FIXED	4
+#define IORING_OP_WRITE_FIXED	5
+#define IORING_OP_READ		22
+#define IORING_OP_WRITE		23
+#define IORING_OP_READ_MULTISHOT 49
+
+static __always_inline int on_uring_done(void *ctx, struct io_kiocb *req,
+					 __u32 c)
+{
+	struct task_struct *task;
+	struct scry_scratch *s;
+	struct scry_uregs ur;
+	struct file *file;
+	__u32 zero = 0;
+	char *buf;
+	int nr;
+
+	if (!bpf_core_field_exists(req->cqe))
+		return 0;
+	switch (BPF_CORE_READ(req, opcode)) {
+	case IORING_OP_READV:
+	case IORING_OP_READ_FIXED:
+	case IORING_OP_READ:
+	case IORING_OP_READ_MULTISHOT:
+		nr = SCRY_SYSCALL_URING_READ;
+		break;
+	case IORING_OP_WRITEV:
+	case IORING_OP_WRITE_FIXED:
+	case IORING_OP_WRITE:
+		nr = SCRY_SYSCALL_URING_WRITE;
+		break;
+	default:
+		return 0;
+	}
+	if (!scry_syscall_wanted(nr, c) ||
+	    !scry_target(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	s = scry_scratch();
+	if (!s)
+		return 0;
+	scry_event_init(&s->ev, c);
+	s->ev.probe |= (__u32)nr;
+	s->ev.retval = BPF_CORE_READ(req, cqe.res);
+	task = bpf_get_current_task_btf();
+	if (clauses[c].flags & SCRY_CL_FDPATH) {
+		file = BPF_CORE_READ(req, file);
+		buf = bpf_map_lookup_elem(&scry_path_scratch, &zero);
+		if (!file || !buf || scry_file_path(task, file, &s->path, buf))
+			scry_stat(SCRY_STAT_PATH_ERR);
+		s->ev.path = scry_string_store(&s->path);
+	}
+	scry_uregs_of(task, &ur);
+	scry_fire(ctx, s, &ur, c);
+	return 0;
+}
+
+#define URING(c)							\
+SEC("raw_tp/io_uring_complete")						\
+int BPF_PROG(uring_done_##c, void *ring, void *req)			\
+{ return on_uring_done(ctx, req, c); }
+SCRY_CLAUSES(URING)
 
 #define SYSCALLS(c)							\
 SEC("raw_tp/sys_enter")							\

@@ -135,26 +135,21 @@ static __always_inline void scry_ustack_walk(const struct scry_uregs *ur,
 #include "unwind.bpf.h"
 
 /*
- * The one place user stacks are taken: DWARF tables where the frontend
- * loaded them (--unwind=auto|dwarf), frame pointers otherwise.
+ * The one place user stacks are taken: DWARF tables (--unwind=auto|dwarf),
+ * found through the process's mapping list or, before the frontend has
+ * written it, through the kernel's own mappings; frame pointers otherwise.
+ * @gen is the address space the stack belongs to (abi.h: gens).
  */
-static __always_inline __u64 scry_ustack(__u32 pid,
+static __always_inline __u64 scry_ustack(__u32 pid, __u32 gen,
 					 const struct scry_uregs *ur,
 					 struct scry_stack *st)
 {
 	if (!ur || !ur->ip)	/* kernel thread, or an exiting task */
 		return 0;
-	/*
-	 * A process's first moments run before the frontend has loaded its
-	 * tables: those stacks are walked by frame pointers (and counted).
-	 */
-	if (ustack_dwarf && bpf_map_lookup_elem(&unwind_procs, &pid)) {
-		scry_ustack_dwarf(pid, ur, st);
-	} else {
-		if (ustack_dwarf)
-			scry_unwind_stat(SCRY_UNWIND_STAT_NO_PROC);
+	if (ustack_dwarf)
+		scry_ustack_dwarf(pid, gen, ur, st);
+	else
 		scry_ustack_walk(ur, st);
-	}
 	return scry_stack_store(st);
 }
 

@@ -20,6 +20,7 @@
 #ifndef SCRY_UNWIND_HOST
 #include "maps.bpf.h"
 #endif
+#include "vma.bpf.h"
 
 /*
  * Loss counters: abi.h reserves SCRY_UNWIND_NSTATS ids from
@@ -60,10 +61,45 @@ struct {
 	__type(value, struct scry_unwind_proc);
 } unwind_procs SEC(".maps");
 
+/* Tables by file identity, for mappings the kernel names (vma.bpf.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct scry_file_key);
+	__type(value, struct scry_unwind_file);
+} unwind_files SEC(".maps");
+
+/*
+ * Mappings the kernel named during this walk: a stack alternates between
+ * a few files (main -> qsort -> cmp -> msort -> ...), so two remembered
+ * mappings save most repeated questions. table 0: a file without one.
+ */
+#define SCRY_UNWIND_VMA_CACHE	2
+#define SCRY_UNWIND_VMA_ASKS	4	/* questions per stack, at most */
+
+/*
+ * What one walk learnt from the kernel. It lives in map memory, like the
+ * frame count: on the BPF stack the verifier would track every counter
+ * value exactly and check the loop body once per combination.
+ */
+struct scry_unwind_kstate {
+	__u32 asks;		/* bpf_find_vma calls so far */
+	__u32 next;		/* cache slot to fill next */
+	struct scry_unwind_map seen[SCRY_UNWIND_VMA_CACHE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scry_unwind_kstate);
+} unwind_kstate SEC(".maps");
+
 /* Walk state, shared by the bpf_loop iterations of one stack. */
 struct scry_unwind_walk {
-	const struct scry_unwind_proc *proc;	/* NULL: frame pointers only */
+	const struct scry_unwind_proc *proc;	/* NULL: ask the kernel */
 	struct scry_stack *st;
+	struct scry_unwind_kstate *ks;		/* NULL: do not ask */
 	__u64 pc;
 	__u64 sp;
 	__u64 bp;
@@ -164,22 +200,83 @@ int scry_unwind_row_find(__u32 lo, __u32 n, __u32 pc)
 	return lo;
 }
 
+/*
+ * The mapping of @pc from the kernel itself, for a process whose list the
+ * frontend has not written yet (its first instructions, a library it just
+ * mapped): the file's identity finds its table in unwind_files, and the
+ * vma's file offset gives the bias. 0, or why there is no table.
+ */
+static __always_inline __u32 scry_unwind_kmap(struct scry_unwind_walk *w,
+					      __u64 pc, struct scry_unwind_map *m)
+{
+	struct scry_unwind_kstate *ks = w->ks;
+	const struct scry_unwind_file *uf;
+	struct scry_unwind_map *c;
+	struct scry_vma vma;
+	__u64 off, base;
+	__u32 i;
+
+	if (!ks)
+		return SCRY_UNWIND_STAT_NO_MAPPING;
+	for (i = 0; i < SCRY_UNWIND_VMA_CACHE; i++) {
+		c = &ks->seen[i];
+		if (pc >= c->start && pc < c->end) {
+			*m = *c;
+			return c->table ? 0 : SCRY_UNWIND_STAT_NO_TABLE;
+		}
+	}
+	if (ks->asks >= SCRY_UNWIND_VMA_ASKS)
+		return SCRY_UNWIND_STAT_VMA_BUSY;
+	ks->asks++;
+	scry_vma_find(bpf_get_current_task_btf(), pc, &vma);
+	if (vma.kind == SCRY_VMA_BUSY)
+		return SCRY_UNWIND_STAT_VMA_BUSY;
+	if (vma.kind != SCRY_VMA_FILE && vma.kind != SCRY_VMA_VDSO)
+		return SCRY_UNWIND_STAT_NO_MAPPING;
+	/* the vDSO is not a file: its image starts at the vma */
+	base = vma.start;
+	if (vma.kind == SCRY_VMA_FILE)
+		base -= vma.pgoff << 12;
+	c = &ks->seen[ks->next & (SCRY_UNWIND_VMA_CACHE - 1)];
+	ks->next++;
+	c->start = vma.start;
+	c->end = vma.end;
+	c->table = 0;
+	uf = bpf_map_lookup_elem(&unwind_files, &vma.key);
+	if (!uf)
+		return SCRY_UNWIND_STAT_NO_TABLE;
+	off = pc - base;
+	for (i = 0; i < SCRY_UNWIND_MAX_SEGS; i++) {
+		if (i >= uf->nsegs)
+			break;
+		if (off >= uf->seg[i].off && off - uf->seg[i].off < uf->seg[i].len) {
+			/* vaddr = off + delta, bias = address - vaddr */
+			c->bias = base - uf->seg[i].delta;
+			c->table = uf->table;
+			*m = *c;
+			return 0;
+		}
+	}
+	return SCRY_UNWIND_STAT_NO_ROW;
+}
+
 /* The row for the current frame (0), or why there is none. */
-static __always_inline __u32 scry_unwind_find(const struct scry_unwind_walk *w,
+static __always_inline __u32 scry_unwind_find(struct scry_unwind_walk *w,
 					      struct scry_unwind_row *out)
 {
 	const struct scry_unwind_tinfo *ti;
 	const struct scry_unwind_row *r;
-	struct scry_unwind_map m;
+	struct scry_unwind_map m = {};
 	/* a return address follows the call: its caller's row is at ra - 1 */
 	__u64 pc = w->exact ? w->pc : w->pc - 1;
-	__u32 idx;
+	__u32 idx, why;
 	int i;
 
-	if (!w->proc)
-		return SCRY_UNWIND_STAT_NO_PROC;
-	if (scry_unwind_map_find(w->proc, pc, &m))
-		return SCRY_UNWIND_STAT_NO_MAPPING;
+	if (!w->proc || scry_unwind_map_find(w->proc, pc, &m)) {
+		why = scry_unwind_kmap(w, pc, &m);
+		if (why)
+			return why;
+	}
 	ti = bpf_map_lookup_elem(&unwind_tables, &m.table);
 	if (!ti)
 		return SCRY_UNWIND_STAT_NO_MAPPING;
@@ -257,9 +354,7 @@ static __always_inline long scry_unwind_frame(struct scry_unwind_walk *w)
 
 	why = scry_unwind_find(w, &r);
 	if (why) {
-		/* NO_PROC was counted once for the stack */
-		if (why != SCRY_UNWIND_STAT_NO_PROC)
-			scry_unwind_stat(why);
+		scry_unwind_stat(why);
 		return scry_unwind_fp(w);
 	}
 	off = r.off;
@@ -317,7 +412,7 @@ static long scry_unwind_step(__u32 i, void *ctx)
  * SCRY_STACK_TRUNCATED when more than SCRY_MAX_FRAMES frames exist.
  * bpf_loop keeps the verifier's cost at one frame, not 127.
  */
-static __always_inline void scry_ustack_dwarf(__u32 pid,
+static __always_inline void scry_ustack_dwarf(__u32 pid, __u32 gen,
 					      const struct scry_uregs *ur,
 					      struct scry_stack *st)
 {
@@ -325,8 +420,18 @@ static __always_inline void scry_ustack_dwarf(__u32 pid,
 		.st = st, .pc = ur->ip, .sp = ur->sp, .bp = ur->bp,
 		.exact = true,
 	};
+	__u32 zero = 0;
 
+	w.ks = bpf_map_lookup_elem(&unwind_kstate, &zero);
+	if (w.ks)
+		__builtin_memset(w.ks, 0, sizeof(*w.ks));
+	/*
+	 * A list written for another image of this pid (before an exec)
+	 * would apply the wrong tables: only the current generation's counts.
+	 */
 	w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
+	if (w.proc && w.proc->gen != gen)
+		w.proc = NULL;
 	if (!w.proc)
 		scry_unwind_stat(SCRY_UNWIND_STAT_NO_PROC);
 	st->flags = 0;

@@ -55,6 +55,7 @@ static void configure_program(struct attach *a)
 		struct scry_clause_def *d = (void *)&ro->clauses[i];
 
 		d->flags = cl->flags;
+		d->fd_role = cl->fd_role;
 		memcpy(d->begin, cl->begin, sizeof(d->begin));
 		memcpy(d->body, cl->body, sizeof(d->body));
 		for (j = 0; j < cl->nprobes; j++)
@@ -87,9 +88,29 @@ static void configure_program(struct attach *a)
 		memcpy((void *)&ro->outdefs[i], &p->outs[i].def,
 		       sizeof(p->outs[i].def));
 	memcpy((void *)ro->lits, p->lits, sizeof(p->lits));
+	/* which argument is the fd of each path role, per syscall */
+	for (i = 0; i < 3; i++) {
+		for (j = 0; j < 512; j++) {
+			int arg = plan_syscall_fd_arg(j, i);
+
+			((__u8 *)ro->fdpath_args[i])[j] = arg > 0 ? arg : 0;
+		}
+	}
 	ro->start_ns = mono_ns();
 	ro->wall_offset_ns = wall_offset();
 	ro->cpid = a->cpid;
+}
+
+/* Does a probe of the plan measure waits a held exec or mmap lengthens? */
+static bool plan_waits(const struct plan *p)
+{
+	int i;
+
+	for (i = 0; i < p->nprobes; i++)
+		if (p->probes[i].src == &source_offcpu ||
+		    p->probes[i].src == &source_syscall)
+			return true;
+	return false;
 }
 
 static void configure(struct attach *a)
@@ -105,6 +126,8 @@ static void configure(struct attach *a)
 	ro->ustack_dwarf = attach_dwarf(a);
 	ro->follow_forks = a->follow_forks;
 	ro->profile_idle = a->opts->idle;
+	/* only these see a held exec's or mmap's wait (proc.bpf.h: held) */
+	ro->cmd_holds = a->follow_forks && plan_waits(p);
 }
 
 static void size_maps(struct attach *a)
@@ -142,6 +165,12 @@ static void size_maps(struct attach *a)
 				 attach_dwarf(a) ? 4096 : 1);
 	bpf_map__set_max_entries(s->maps.unwind_procs,
 				 attach_dwarf(a) ? 32768 : 1);
+	bpf_map__set_max_entries(s->maps.unwind_files,
+				 attach_dwarf(a) ? 4096 : 1);
+	if (!p->key_ustack && !a->follow_forks)
+		bpf_map__set_max_entries(s->maps.gens, 1);
+	if (!a->follow_forks || !plan_waits(p))
+		bpf_map__set_max_entries(s->maps.held, 1);
 }
 
 struct bpf_program *attach_clause_prog(struct attach *a, const char *name,
@@ -248,10 +277,15 @@ static int open_and_load(struct attach *a)
 	bpf_object__for_each_program(prog, a->skel->obj)
 		bpf_program__set_autoload(prog, false);
 	bpf_program__set_autoload(a->skel->progs.follow_fork, a->follow_forks);
-	bpf_program__set_autoload(a->skel->progs.on_exec, p->key_ustack);
+	/* exec turns a -c command's PENDING processes TRACED */
+	bpf_program__set_autoload(a->skel->progs.on_exec,
+				  p->key_ustack || a->follow_forks);
 	bpf_program__set_autoload(a->skel->progs.on_mmap_exit, p->key_ustack);
-	/* a thread that exits leaves nothing parked behind */
-	if (p->has_end) {
+	/*
+	 * a thread that exits leaves nothing parked behind, a process that
+	 * exits is no target, nor a generation, any more
+	 */
+	{
 		bool btf = attach_has_tp_btf(a, "sched_process_exit");
 
 		bpf_program__set_autoload(a->skel->progs.task_exit, btf);
@@ -278,7 +312,6 @@ static int open_and_load(struct attach *a)
 
 int attach_load(struct attach *a)
 {
-	__u8 one = 1;
 	int err, i;
 
 	err = open_and_load(a);
@@ -300,10 +333,21 @@ int attach_load(struct attach *a)
 				"verifier's log)", strerror(-err));
 		return err;
 	}
+	/*
+	 * -p processes get their generations now, before their mappings are
+	 * read, so the lists written for them match the stacks to come.
+	 */
+	a->skel->data->gen_next = a->npids + 1;
 	for (i = 0; i < a->npids; i++) {
+		__u32 gen = i + 1;
+
+		if (a->states[i] == SCRY_TARGET_TRACED)
+			bpf_map__update_elem(a->skel->maps.gens, &a->pids[i],
+					     sizeof(int), &gen, sizeof(gen),
+					     BPF_ANY);
 		err = bpf_map__update_elem(a->skel->maps.targets,
 					   &a->pids[i], sizeof(int),
-					   &one, sizeof(one), BPF_ANY);
+					   &a->states[i], sizeof(__u8), BPF_ANY);
 		if (err) {
 			log_err("pid %d: cannot add to the filter: %s",
 				a->pids[i], strerror(-err));
@@ -313,17 +357,16 @@ int attach_load(struct attach *a)
 	return 0;
 }
 
-int attach_add_target(struct attach *a, int pid)
+int attach_add_target(struct attach *a, int pid, __u8 state)
 {
-	__u8 one = 1;
-
 	if (a->npids >= SCRY_MAX_TARGETS)
 		return -E2BIG;
+	a->states[a->npids] = state;
 	a->pids[a->npids++] = pid;
 	if (!a->skel)
 		return 0;
 	return bpf_map__update_elem(a->skel->maps.targets, &pid, sizeof(pid),
-				    &one, sizeof(one), BPF_ANY);
+				    &state, sizeof(state), BPF_ANY);
 }
 
 int attach_keep(struct attach *a, struct bpf_link *l)
@@ -400,11 +443,11 @@ int attach_probes(struct attach *a)
 	const struct plan *p = a->plan;
 	int err, i;
 
-	err = attach_prog(a, a->skel->progs.follow_fork);
+	err = attach_prog(a, a->skel->progs.task_exit);
+	err = err ? : attach_prog(a, a->skel->progs.task_exit_raw);
+	err = err ? : attach_prog(a, a->skel->progs.follow_fork);
 	err = err ? : attach_prog(a, a->skel->progs.on_exec);
 	err = err ? : attach_prog(a, a->skel->progs.on_mmap_exit);
-	err = err ? : attach_prog(a, a->skel->progs.task_exit);
-	err = err ? : attach_prog(a, a->skel->progs.task_exit_raw);
 	/* BEGIN runs before any other probe fires, as in awk and DTrace */
 	err = err ? : attach_run_special(a, false);
 	for (i = 0; !err && i < p->nprobes; i++) {
@@ -416,12 +459,64 @@ int attach_probes(struct attach *a)
 	return err;
 }
 
+bool attach_follows_files(const struct attach *a)
+{
+	int i;
+
+	for (i = 0; i < a->plan->nprobes; i++)
+		if (a->plan->probes[i].src->on_file)
+			return true;
+	return false;
+}
+
+/*
+ * Kinds share hooks (uprobe and uretprobe): each hook runs once, however
+ * many probes of those kinds the plan has; it looks at all of them.
+ */
+#define HOOKS_MAX	8
+
+void attach_on_file(struct attach *a, const struct cmd_file *f)
+{
+	void (*done[HOOKS_MAX])(struct attach *, const struct cmd_file *);
+	int i, j, n = 0;
+
+	for (i = 0; i < a->plan->nprobes; i++) {
+		void (*fn)(struct attach *, const struct cmd_file *) =
+			a->plan->probes[i].src->on_file;
+
+		for (j = 0; j < n && done[j] != fn; j++)
+			;
+		if (!fn || j < n || n == HOOKS_MAX)
+			continue;
+		done[n++] = fn;
+		fn(a, f);
+	}
+}
+
+static void close_sources(struct attach *a)
+{
+	void (*done[HOOKS_MAX])(struct attach *);
+	int i, j, n = 0;
+
+	for (i = 0; a->plan && i < a->plan->nprobes; i++) {
+		void (*fn)(struct attach *) = a->plan->probes[i].src->close;
+
+		for (j = 0; j < n && done[j] != fn; j++)
+			;
+		if (!fn || j < n || n == HOOKS_MAX)
+			continue;
+		done[n++] = fn;
+		fn(a);
+	}
+}
+
 void attach_close(struct attach *a)
 {
 	int i;
 
 	if (!a)
 		return;
+	close_sources(a);
 	for (i = 0; i < a->nlinks; i++)
 		bpf_link__destroy(a->links[i]);
 	a->nlinks = 0;

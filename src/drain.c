@@ -43,9 +43,12 @@ static const struct {
 	{ SCRY_STAT_STRING_FULL, "string drops (string store full)",
 	  "raise --max-keys" },
 	{ SCRY_STAT_PATH_ERR, "fds not resolvable to a path", NULL },
-	{ SCRY_STAT_UNWIND_FIRST + SCRY_UNWIND_STAT_NO_PROC,
-	  "user stacks taken before the process's unwind tables were loaded "
+	{ SCRY_STAT_UNWIND_FIRST + SCRY_UNWIND_STAT_NO_TABLE,
+	  "unwind steps through a file whose unwind table was not loaded yet "
 	  "(frame pointers used)", NULL },
+	{ SCRY_STAT_UNWIND_FIRST + SCRY_UNWIND_STAT_VMA_BUSY,
+	  "unwind steps the kernel could not map (mmap lock busy; frame "
+	  "pointers used)", NULL },
 	{ SCRY_STAT_UNWIND_FIRST + SCRY_UNWIND_STAT_NO_MAPPING,
 	  "unwind steps outside any mapped file (JIT? frame pointers used)",
 	  NULL },
@@ -88,8 +91,9 @@ static int resolve_kernel(struct syms *s, const struct scry_stack *st,
 		if (syms_kernel(s, st->ip[i], &fr) < 0)
 			fr.addr = st->ip[i];
 		fr.kernel = true;
-		/* the BPF trampoline frames above the traced function */
-		if (out->nr == 0 && syms_is_bpf_frame(&fr)) {
+		/* the tracing machinery above the traced function (a
+		 * trampoline kallsyms does not name included) */
+		if (out->nr == 0 && (syms_is_bpf_frame(&fr) || !fr.sym)) {
 			syms_frame_clear(&fr);
 			continue;
 		}
@@ -424,6 +428,20 @@ static int drain_map(struct attach *a, struct syms *s, struct report *r,
 	return 0;
 }
 
+/*
+ * Kernel keys that differ only in raw addresses (one call path walked by
+ * frame pointers once and by tables once, two processes of one program)
+ * print the same: one row. Variables keep their rows: a value each.
+ */
+static void merge_aggs(struct attach *a, struct report *r)
+{
+	int i;
+
+	for (i = 0; i < a->plan->nmaps && r->maps; i++)
+		if (a->plan->maps[i].kind == PLAN_MAP_AGG && r->maps[i])
+			report_merge(r->maps[i]);
+}
+
 /* A report for every map, @r the main one, all in r->maps. */
 static int map_reports(struct attach *a, struct report *r, int main_map)
 {
@@ -485,6 +503,7 @@ int drain_report(struct attach *a, struct syms *s, struct report *r,
 	err = err ? : drain_map(a, s, r, false, -1, clear, caps);
 	if (!err && p->uses_vars)
 		err = drain_map(a, s, r, true, -1, clear, caps);
+	merge_aggs(a, r);
 	return err ? : drain_stats(a, r);
 }
 

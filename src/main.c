@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
+#include <scry/cmd.h>
 #include <scry/expr.h>
 #include <scry/format.h>
 #include <scry/list.h>
@@ -84,10 +85,11 @@ static int expand_profile(struct cli *c)
 }
 
 /* read/write: bytes actually moved (return values), by path and errno */
-static int expand_files(struct cli *c, const char *verb, const char *calls)
+static int expand_files(struct cli *c, const char *verb, const char *calls,
+			const char *path)
 {
 	snprintf(c->expr, sizeof(c->expr),
-		 "syscall:%s { @[fd.path, errno] = sum(retval) }", calls);
+		 "syscall:%s { @[%s, errno] = sum(retval) }", calls, path);
 	c->o.files_verb = verb;
 	c->o.count_label = "calls";	/* pprof's sample types; text has */
 	c->o.sum_label = "bytes";	/* its own file table */
@@ -99,19 +101,23 @@ static int expand_files(struct cli *c, const char *verb, const char *calls)
 
 static int expand_read(struct cli *c)
 {
-	return expand_files(c, "read", "read,pread64,readv,preadv,preadv2");
+	/* cat and cp move bytes with copy_file_range, servers with sendfile */
+	return expand_files(c, "read", "read,pread64,readv,preadv,preadv2,"
+			    "copy_file_range,splice,sendfile,io_uring_read",
+			    "src.path");
 }
 
 static int expand_write(struct cli *c)
 {
-	return expand_files(c, "write",
-			    "write,pwrite64,writev,pwritev,pwritev2");
+	return expand_files(c, "write", "write,pwrite64,writev,pwritev,"
+			    "pwritev2,copy_file_range,splice,sendfile,"
+			    "io_uring_write", "dst.path");
 }
 
 static int expand_malloc(struct cli *c)
 {
 	snprintf(c->expr, sizeof(c->expr),
-		 "uprobe:libc:malloc { @[ustack] = quantize(arg0) }");
+		 "uprobe:*:malloc { @[ustack] = quantize(arg0) }");
 	c->o.header = "malloc calls by user stack: calls, bytes, size "
 		      "distribution (bytes):";
 	c->o.unit = "bytes";
@@ -197,7 +203,13 @@ static void usage(FILE *f)
 "\n"
 "Options:\n"
 "  -p, --pid PID         trace this process (repeatable); stop when all exit\n"
-"  -c, --cmd CMD         run CMD (through /bin/sh), trace it, stop when it exits\n"
+"  -c, --cmd CMD         run CMD and trace it from its first instruction;\n"
+"                        stop when it exits. Words run directly, anything\n"
+"                        else through /bin/sh (that shell is not traced,\n"
+"                        what it runs is). At -d, Ctrl-C or SIGTERM the\n"
+"                        command and what it started are ended\n"
+"  -u, --user USER       run -c as USER (uid, gid, groups, HOME), as sudo -u\n"
+"      --keep-running    leave the -c command running when scry stops\n"
 "  -a, --all             with -c, trace every process, not only CMD's (as\n"
 "                        bpftrace's -c: /pid == cpid/ picks CMD's events)\n"
 "  -d, --duration SECS   stop after SECS seconds\n");
@@ -275,12 +287,15 @@ enum {
 	OPT_UNSAFE,
 	OPT_MAP,
 	OPT_BUFFER_SIZE,
+	OPT_KEEP,
 	OPT_FORMAT = 512,	/* + index into format_table: --json, ... */
 };
 
 static const struct option base_opts[] = {
 	{ "pid",	required_argument, NULL, 'p' },
 	{ "cmd",	required_argument, NULL, 'c' },
+	{ "user",	required_argument, NULL, 'u' },
+	{ "keep-running", no_argument,	   NULL, OPT_KEEP },
 	{ "duration",	required_argument, NULL, 'd' },
 	{ "output",	required_argument, NULL, 'o' },
 	{ "interval",	required_argument, NULL, OPT_INTERVAL },
@@ -410,38 +425,6 @@ static int parse_seconds(const char *opt, const char *s, double *out)
 	return 0;
 }
 
-/* Check that -c's program exists, so a typo is a usage error, not a run. */
-static int check_cmd(const char *cmd)
-{
-	char prog[PATH_MAX], path[PATH_MAX * 2];
-	const char *env = getenv("PATH"), *p;
-	size_t n = strcspn(cmd + strspn(cmd, " \t"), " \t");
-
-	cmd += strspn(cmd, " \t");
-	if (!n || n >= sizeof(prog)) {
-		log_err("-c: empty command");
-		return -EINVAL;
-	}
-	memcpy(prog, cmd, n);
-	prog[n] = '\0';
-	if (strchr(prog, '/')) {
-		if (access(prog, X_OK) == 0)
-			return 0;
-		log_err("-c: %s: %s", prog, strerror(errno));
-		return -ENOENT;
-	}
-	for (p = env ? env : "/usr/bin:/bin"; *p; p += *p == ':') {
-		size_t len = strcspn(p, ":");
-
-		snprintf(path, sizeof(path), "%.*s/%s", (int)len, p, prog);
-		if (access(path, X_OK) == 0)
-			return 0;
-		p += len;
-	}
-	log_err("-c: %s: command not found", prog);
-	return -ENOENT;
-}
-
 /* -f FILE: a program (a bpftrace or D script) from a file */
 static int read_program(struct cli *c, const char *path)
 {
@@ -494,11 +477,13 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		c->o.max_unwind_rows = 1 << 21;	/* 16 MiB of 8-byte rows */
 	if (!c->o.buffer_size)
 		c->o.buffer_size = 1 << 22;
-	while (!err && (opt = getopt_long(argc, argv, "+p:c:d:o:F:e:f:alqvwhV",
+	while (!err && (opt = getopt_long(argc, argv, "+p:c:u:d:o:F:e:f:alqvwhV",
 					  long_opts(), NULL)) != -1) {
 		switch (opt) {
 		case 'p': err = parse_pid(c, optarg); break;
-		case 'c': c->o.cmd = optarg; err = check_cmd(optarg); break;
+		case 'c': c->o.cmd = optarg; break;
+		case 'u': c->o.user = optarg; break;
+		case OPT_KEEP: c->o.keep = true; break;
 		case 'd':
 			err = parse_seconds("-d", optarg, &c->o.duration_s);
 			break;
@@ -734,6 +719,9 @@ int main(int argc, char **argv)
 	struct plan plan;
 	int status;
 
+	/* cmd.c's keeper, re-exec'ed to answer a kept command's seccomp calls */
+	if (argc == 1 && !strcmp(argv[0], "scry-keeper"))
+		cmd_keeper();
 	if (parse_args(&c, argc, argv))
 		return EXIT_USAGE;
 	if (c.list) {
@@ -746,6 +734,13 @@ int main(int argc, char **argv)
 	}
 	if (parse_question(&c, argc, argv) || pick_format(&c.o))
 		return EXIT_USAGE;
+	if (c.o.cmd && cmd_check(&(struct cmd_opts){ .line = c.o.cmd,
+						     .user = c.o.user }))
+		return EXIT_USAGE;
+	if ((c.o.user || c.o.keep) && !c.o.cmd) {
+		log_err("%s needs -c", c.o.user ? "-u" : "--keep-running");
+		return EXIT_USAGE;
+	}
 	log_verbose = c.o.verbose;
 	log_quiet = c.o.quiet;
 	log_setup_libbpf();

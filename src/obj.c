@@ -29,6 +29,7 @@
 #include <scry/elf.h>
 #include <scry/fsafe.h>
 #include <scry/obj.h>
+#include <scry/stop.h>
 #include <scry/proc.h>
 #include <scry/symtab.h>
 #include <scry/unwind.h>
@@ -482,6 +483,11 @@ const struct symtab *obj_symtab(struct obj *o)
 
 	if (o->syms_done)
 		return &o->syms;
+	/* asked to stop (again, while output is made): names are given up */
+	if (stop_requested()) {
+		errno = EINTR;
+		return NULL;
+	}
 	if (o->elf) {
 		err = load_syms(o, &t, &dbg);
 		if (err) {
@@ -504,6 +510,10 @@ struct dwinfo *obj_dwinfo(struct obj *o)
 {
 	if (o->dw_tried)
 		return o->dw;
+	if (stop_requested()) {
+		errno = EINTR;
+		return NULL;
+	}
 	if (!o->elf) {
 		o->dw_tried = true;
 		return NULL;
@@ -520,6 +530,10 @@ struct dwinfo *obj_dwinfo(struct obj *o)
 
 const struct unwind_table *obj_unwind(struct obj *o)
 {
+	if (!o->unwind_done && stop_requested()) {
+		errno = EINTR;
+		return NULL;
+	}
 	if (!o->unwind_done) {
 		if (!o->elf) {
 			o->unwind_err = ENOEXEC;

@@ -90,6 +90,11 @@ static const struct builtin builtins[] = {
 	  true, false, NULL },
 	{ "fd.path",  SCRY_F_FDPATH,   PLAN_V_INT, PLAN_F_STRID,
 	  SOURCE_F_FDPATH, false, false, NULL },
+	/* the file a syscall reads from, writes to (copy_file_range...) */
+	{ "src.path", SCRY_F_FDPATH,   PLAN_V_INT, PLAN_F_STRID,
+	  SOURCE_F_FDPATH, false, false, NULL },
+	{ "dst.path", SCRY_F_FDPATH,   PLAN_V_INT, PLAN_F_STRID,
+	  SOURCE_F_FDPATH, false, false, NULL },
 	{ "latency",  SCRY_F_LATENCY,  PLAN_V_INT, 0, SOURCE_F_LATENCY, true,
 	  false, "ns" },
 	{ "state",    SCRY_F_STATE,    PLAN_V_INT, 0, SOURCE_F_STATE, false,
@@ -412,6 +417,46 @@ static int unknown_name(struct cc *c, const char *name, int col)
 				  sizeof(hints)));
 }
 
+/*
+ * fd.path, src.path, dst.path: which fd of each traced syscall the path
+ * resolves. An event has room for one path, and every syscall of the
+ * clause must have that file: src.path of write() is a mistake.
+ */
+static int fd_role(struct cc *c, const char *name, int col)
+{
+	enum plan_fd_role role = !strcmp(name, "src.path") ? PLAN_FD_SRC :
+				 !strcmp(name, "dst.path") ? PLAN_FD_DST :
+							     PLAN_FD_ARG0;
+	const struct plan_probe *pp;
+	int i, nr;
+
+	if ((c->cl->flags & SCRY_CL_FDPATH) && c->cl->fd_role != role)
+		return fail(c->err, col, "one path per clause: fd.path, "
+			    "src.path or dst.path");
+	for (i = 0; i < c->cl->nprobes; i++) {
+		pp = &c->p->probes[c->cl->first_probe + i];
+		for (nr = 0; nr < 512; nr++) {
+			if (!(pp->syscall_set[nr / 64] & (1ULL << (nr % 64))) ||
+			    plan_syscall_fd_arg(nr, role) >= 0)
+				continue;
+			return fail(c->err, col, "syscall '%s' %s no file of "
+				    "its own: %s is the file %s",
+				    plan_syscall_name_of(nr), role ==
+				    PLAN_FD_SRC ? "reads" : "writes", name,
+				    role == PLAN_FD_SRC ? "read from (read, "
+				    "pread64, readv, preadv, preadv2, "
+				    "copy_file_range, splice, sendfile, "
+				    "io_uring_read)" : "written to (write, "
+				    "pwrite64, writev, pwritev, pwritev2, "
+				    "copy_file_range, splice, sendfile, "
+				    "io_uring_write)");
+		}
+	}
+	c->cl->flags |= SCRY_CL_FDPATH;
+	c->cl->fd_role = role;
+	return 0;
+}
+
 /* Why a field is not there: "'retval' needs a probe with a return" */
 static int missing_field(struct cc *c, const struct builtin *b, int col)
 {
@@ -530,8 +575,11 @@ static int compile_builtin(struct cc *c, const struct builtin *b, int col,
 		c->cl->flags |= b->field == SCRY_F_KSTACK ? SCRY_CL_KSTACK :
 				SCRY_CL_USTACK;
 	}
-	if (b->field == SCRY_F_FDPATH)
-		c->cl->flags |= SCRY_CL_FDPATH;
+	if (b->field == SCRY_F_FDPATH) {
+		ret = fd_role(c, b->name, col);
+		if (ret)
+			return ret;
+	}
 	if (b->kind == PLAN_V_STR) {	/* comm */
 		slot = slot_get(c, col);
 		if (slot < 0)

@@ -81,7 +81,36 @@ static int cmp_str(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
-/* Stacks order by their frame addresses, root-most difference last. */
+/*
+ * Frames compare as printed: module, function, offset, inlining, line. A
+ * frame nothing names compares by its address. So one call path is one
+ * key, whichever raw addresses it had: in two processes of one program
+ * (ASLR), walked by frame pointers once and by DWARF tables once.
+ */
+static int cmp_frame(const struct report_frame *a, const struct report_frame *b)
+{
+	int c;
+
+	if (!a->module && !a->sym && !b->module && !b->sym)
+		return cmp_u64(a->addr, b->addr);
+	c = cmp_str(a->module, b->module);
+	if (!c)
+		c = cmp_str(a->sym, b->sym);
+	if (!c)
+		c = cmp_u64(a->off, b->off);
+	if (!c)
+		c = a->inlined - b->inlined;
+	if (!c)
+		c = cmp_str(a->file, b->file);
+	if (!c)
+		c = cmp_s64(a->line, b->line);
+	/* unnamed in a known module: the offset into it is the name */
+	if (!c && !a->sym)
+		c = cmp_u64(a->off, b->off);
+	return c;
+}
+
+/* Stacks order frame by frame from the leaf. */
 static int cmp_stack(const struct report_stack *a,
 		     const struct report_stack *b)
 {
@@ -91,7 +120,7 @@ static int cmp_stack(const struct report_stack *a,
 	if (a->lost != b->lost)
 		return a->lost - b->lost;
 	for (i = 0; i < n; i++) {
-		c = cmp_u64(a->frames[i].addr, b->frames[i].addr);
+		c = cmp_frame(&a->frames[i], &b->frames[i]);
 		if (c)
 			return c;
 	}
@@ -169,6 +198,47 @@ static void sort_one(struct report *r)
 		return;
 	/* qsort_r: the comparator needs the aggregation, without a global. */
 	qsort_r(r->rows, r->nrows, sizeof(*r->rows), cmp_rows, r);
+}
+
+static int cmp_rows_by_key(const void *pa, const void *pb)
+{
+	return cmp_keys(pa, pb);
+}
+
+static void row_free(struct report_row *row);
+
+/* @into += @v, as the kernel would have had they been one key. */
+static void val_merge(struct scry_val *into, const struct scry_val *v)
+{
+	int i;
+
+	into->count += v->count;
+	into->sum += v->sum;
+	if (v->min < into->min)
+		into->min = v->min;
+	if (v->max > into->max)
+		into->max = v->max;
+	for (i = 0; i < SCRY_NBUCKETS; i++)
+		into->slots[i] += v->slots[i];
+}
+
+void report_merge(struct report *r)
+{
+	size_t i, n = 0;
+
+	if (!r || !r->rows || r->nrows < 2)
+		return;
+	qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_rows_by_key);
+	for (i = 1; i < r->nrows; i++) {
+		if (!cmp_keys(&r->rows[n], &r->rows[i])) {
+			val_merge(&r->rows[n].val, &r->rows[i].val);
+			row_free(&r->rows[i]);
+			continue;
+		}
+		if (++n != i)
+			r->rows[n] = r->rows[i];
+	}
+	r->nrows = n + 1;
 }
 
 void report_sort(struct report *r)

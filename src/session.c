@@ -2,40 +2,50 @@
 /*
  * session: attach, wait, drain, print.
  *
- * The wait is one poll() over: a signalfd (SIGINT, SIGTERM, SIGHUP), one
+ * The wait is one poll() over: the stop eventfd (a signal watcher thread
+ * raises it, and the stop flag of include/scry/stop.h, the moment SIGINT,
+ * SIGTERM or SIGHUP arrives, whatever the main thread is busy with), one
  * pidfd per traced process (readable when it exits), the engine's notice
  * ring buffer (new pids, exec and code mmaps: mappings to read and unwind
- * tables to load), the -d deadline, the --interval ticks, and a short
- * timeout to read JITs' perf maps while their processes live.
+ * tables to load), the -c command's held execs and mmaps (cmd.c), the -d
+ * deadline, the --interval ticks, and a short timeout to read JITs' perf
+ * maps while their processes live.
  * Whatever ends the wait, the probes are detached first and everything
- * aggregated so far is printed: nothing collected is lost.
+ * aggregated so far is printed: nothing collected is lost. Then the -c
+ * command is ended (or left running with --keep-running).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/signalfd.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <scry/attach.h>
+#include <scry/cmd.h>
 #include <scry/drain.h>
 #include <scry/events.h>
 #include <scry/expr.h>
 #include <scry/format.h>
 #include <scry/log.h>
+#include <scry/obj.h>
 #include <scry/out.h>
 #include <scry/outfile.h>
 #include <scry/plan.h>
 #include <scry/report.h>
 #include <scry/session.h>
 #include <scry/source.h>
+#include <scry/stop.h>
 #include <scry/sym.h>
 #include <scry/unwind.h>
 #include "scry.skel.h"
@@ -49,16 +59,20 @@ struct session {
 	struct unwind_store *unwind;	/* DWARF tables, NULL with --unwind=fp */
 	struct ring_buffer *rb;
 	struct outfile *out;		/* -o FILE or stdout, opened first */
-	int sigfd;
+	int stopfd;		/* eventfd: a stop signal arrived */
+	pthread_t watcher;
+	bool watching;
+	atomic_bool unwatch;	/* the watcher is to end */
 	int pidfds[SCRY_MAX_TARGETS];	/* -1 once the process exited */
 	int npidfds;
 	int nalive;
 	bool no_pidfd;		/* pidfd_open unsupported (valgrind): poll pids */
-	pid_t child;		/* -c command, or 0 */
-	int child_status;
-	bool child_reaped;
-	int release_fd;		/* write end: lets the -c child exec */
+	struct cmd *cmd;	/* -c command, or NULL */
+	struct scry_notice *pending;	/* notices not handled yet */
+	size_t npending, done_pending, cap_pending;
+	__u64 notices_skipped;	/* the queue was full */
 	double stop_at;		/* -d deadline, or 0 */
+	_Atomic double stop_watch;	/* the same, for the signal watcher */
 	double next_jit_poll;	/* when to look at perf maps again */
 	int snapshots;		/* --interval snapshots printed */
 	struct events *events;	/* printf() and the like, as they come */
@@ -77,122 +91,88 @@ static int pidfd_open(pid_t pid)
 	return syscall(SYS_pidfd_open, pid, 0);
 }
 
+/*
+ * Read @pid's mappings (again, with @refresh) for its names and, with
+ * @tables, give the walker its list. The generation is read first
+ * (unwind_store_pid says why).
+ */
+static int load_pid(struct session *s, int pid, bool refresh, bool tables)
+{
+	__u32 gen = s->unwind ? unwind_store_gen(s->unwind, pid) : 0;
+	int err;
+
+	err = refresh ? syms_refresh_pid(s->syms, pid) :
+			syms_add_pid(s->syms, pid);
+	if (tables && s->unwind)
+		unwind_store_pid(s->unwind, pid,	/* gone: FP is all */
+				 syms_addrspace(s->syms, pid), gen);
+	return err;
+}
+
+/*
+ * Notices are queued as they arrive and handled in slices between the
+ * loop's other duties: reading a new process's mappings and building its
+ * tables can take long on a busy host, and must never make scry late for
+ * a --interval tick, -d, or a signal.
+ */
+#define NOTICES_MAX	16384
+
 static int on_notice(void *ctx, void *data, size_t len)
 {
 	struct session *s = ctx;
-	const struct scry_notice *n = data;
+	struct scry_notice *q;
+
+	if (len < sizeof(*s->pending))
+		return 0;
+	if (s->npending == s->cap_pending) {
+		size_t cap = s->cap_pending ? s->cap_pending * 2 : 64;
+
+		q = cap <= NOTICES_MAX ?
+		    realloc(s->pending, cap * sizeof(*q)) : NULL;
+		if (!q) {
+			s->notices_skipped++;
+			return 0;
+		}
+		s->pending = q;
+		s->cap_pending = cap;
+	}
+	memcpy(&s->pending[s->npending++], data, sizeof(*s->pending));
+	return 0;
+}
+
+static void notice_apply(struct session *s, const struct scry_notice *n,
+			 bool tables)
+{
 	int err;
 
-	if (len < sizeof(*n))
-		return 0;
 	/*
 	 * A first sighting only adds: re-reading a process that is exiting
 	 * would swap a good snapshot for a half torn-down one. Mappings that
-	 * change (exec, code mmap) come as SCRY_NOTICE_MAPS, also for -p and
-	 * -c processes forked but not yet exec'ed when first snapshotted.
+	 * change (exec, code mmap) are read again.
 	 */
-	if (n->kind == SCRY_NOTICE_MAPS)
-		err = syms_refresh_pid(s->syms, n->pid);
-	else
-		err = syms_add_pid(s->syms, n->pid);
-	log_debug("notice at %.3f: pid %d %s: %s", now_s(), n->pid, n->kind == SCRY_NOTICE_MAPS ?
-		  "mappings changed" : "first seen", err ? strerror(-err) :
-		  "mappings read");
-	if (s->unwind)
-		unwind_store_pid(s->unwind, n->pid,	/* gone: FP is all */
-				 syms_addrspace(s->syms, n->pid));
-	return 0;
-}
-
-/*
- * A simple command (words, no shell syntax) is exec'ed directly, so the
- * traced process is the program from its first instruction, as dtrace -c
- * does; anything else runs through /bin/sh, whose children are followed.
- * The argv is built before fork: the child is traced once released, and
- * must not run (or allocate in) scry's code by then.
- */
-static char **cmd_argv(const char *cmd)
-{
-	static const char *shell[] = { "/bin/sh", "-c", NULL, NULL };
-	char **argv, *copy, *save = NULL;
-	int n = 0;
-
-	if (strpbrk(cmd, ";&|<>()$`\\\"'*?[]~{}=#\n")) {
-		shell[2] = cmd;
-		return (char **)shell;
-	}
-	copy = strdup(cmd);
-	argv = calloc(strlen(cmd) / 2 + 2, sizeof(*argv));
-	if (!copy || !argv) {
-		free(copy);
-		free(argv);
-		return NULL;
-	}
-	for (argv[n] = strtok_r(copy, " \t", &save); argv[n];
-	     argv[++n] = strtok_r(NULL, " \t", &save))
-		;
-	return argv;
-}
-
-static void cmd_argv_free(char **argv)
-{
-	if (!argv || !strcmp(argv[0], "/bin/sh"))
+	if (n->kind == SCRY_NOTICE_EXIT || n->kind == SCRY_NOTICE_FORK)
 		return;
-	free(argv[0]);
-	free(argv);
+	err = load_pid(s, n->pid, n->kind != SCRY_NOTICE_PID, tables);
+	log_debug("notice at %.3f: pid %d %s: %s", now_s(), n->pid,
+		  n->kind != SCRY_NOTICE_PID ? "mappings changed" :
+		  "first seen", err ? strerror(-err) : "mappings read");
 }
 
 /*
- * -c: fork a child that waits until the probes are attached and the
- * child is in the kernel's target set, then execs the command through
- * /bin/sh (so quoting works as typed). Its pre-exec wait is not traced:
- * it becomes a target only while blocked, before being released.
+ * Handle queued notices until @until (CLOCK_MONOTONIC seconds); with
+ * @tables, also the unwind tables (not once probes are detached). Stops
+ * early when stop was asked for, unless @at_stop (the last pass, which
+ * names what it can within its budget).
  */
-static int launch(struct session *s)
+static void handle_notices(struct session *s, double until, bool tables,
+			   bool at_stop)
 {
-	char **argv = cmd_argv(s->o->cmd);
-	int pfd[2];
-	char c;
-	pid_t pid;
-
-	if (!argv)
-		return -ENOMEM;
-	if (pipe2(pfd, O_CLOEXEC)) {
-		cmd_argv_free(argv);
-		return -errno;
+	while (s->done_pending < s->npending) {
+		if ((!at_stop && stop_requested()) || now_s() >= until)
+			return;
+		notice_apply(s, &s->pending[s->done_pending++], tables);
 	}
-	pid = fork();
-	if (pid < 0) {
-		cmd_argv_free(argv);
-		return -errno;
-	}
-	if (pid == 0) {
-		sigset_t none;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		close(pfd[1]);
-		if (read(pfd[0], &c, 1) != 1)
-			_exit(127);	/* scry gave up before attaching */
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	cmd_argv_free(argv);
-	close(pfd[0]);
-	s->child = pid;
-	s->release_fd = pfd[1];
-	return 0;
-}
-
-static int release_child(struct session *s)
-{
-	char go = 1;
-
-	if (write(s->release_fd, &go, 1) != 1)
-		return -errno;
-	close(s->release_fd);
-	s->release_fd = -1;
-	return 0;
+	s->npending = s->done_pending = 0;
 }
 
 static int watch_targets(struct session *s)
@@ -214,19 +194,18 @@ static int watch_targets(struct session *s)
 	return 0;
 }
 
-static void reap_child(struct session *s);
-
 /* Without pidfds: a target is gone once kill(pid, 0) fails (or reaped). */
 static void check_alive(struct session *s)
 {
+	pid_t child = cmd_pid(s->cmd);
+	bool reaped = cmd_reaped(s->cmd);
 	int i;
 
-	reap_child(s);
 	for (i = 0; i < s->npidfds; i++) {
 		if (s->pidfds[i] == -2)
 			continue;
-		if ((s->a.pids[i] == s->child && s->child_reaped) ||
-		    (s->a.pids[i] != s->child && kill(s->a.pids[i], 0) &&
+		if ((s->a.pids[i] == child && reaped) ||
+		    (s->a.pids[i] != child && kill(s->a.pids[i], 0) &&
 		     errno == ESRCH)) {
 			s->pidfds[i] = -2;
 			s->nalive--;
@@ -234,11 +213,85 @@ static void check_alive(struct session *s)
 	}
 }
 
-static void reap_child(struct session *s)
+/*
+ * The signal watcher: the only thread that takes SIGINT, SIGTERM and
+ * SIGHUP (all threads block them). It raises the stop flag at once, so
+ * long work anywhere (loading, building tables, symbolizing) can notice,
+ * and wakes the wait loop. A second signal while stopping is left to its
+ * default action only once output is done: scry never dies half-written.
+ */
+static void *watch_signals(void *arg)
 {
-	if (s->child && !s->child_reaped &&
-	    waitpid(s->child, &s->child_status, WNOHANG) == s->child)
-		s->child_reaped = true;
+	struct timespec tick = { 0, 50 * 1000000L };
+	struct session *s = arg;
+	__u64 one = 1;
+	sigset_t set;
+	double at;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	while (!s->unwatch) {
+		/* -d too: its deadline stops long work like a signal does */
+		if (sigtimedwait(&set, NULL, &tick) < 0) {
+			at = s->stop_watch;
+			if (!at || now_s() < at || stop_requested())
+				continue;
+		}
+		stop_request();
+		if (write(s->stopfd, &one, sizeof(one)) < 0)
+			continue;
+	}
+	return NULL;
+}
+
+/*
+ * A thread of the -c command waits for scry: not its own off-CPU time.
+ * Held in an mmap, its mappings stand still and hold every library
+ * mapped so far: the moment to give the walker its list, without racing
+ * the process for /proc.
+ */
+static void on_cmd_held(void *ctx, int tid, int tgid, bool exec)
+{
+	struct session *s = ctx;
+	__u32 key = tid;
+	__u8 one = 1;
+
+	if (s->a.skel->rodata->cmd_holds)
+		bpf_map__update_elem(s->a.skel->maps.held, &key, sizeof(key),
+				     &one, sizeof(one), BPF_ANY);
+	if (!exec && s->unwind)
+		load_pid(s, tgid, true, true);
+}
+
+/* A process of the -c command exits: its mappings, while they last. */
+static void on_cmd_exiting(void *ctx, int tgid)
+{
+	struct session *s = ctx;
+
+	if (s->a.plan->key_ustack)
+		syms_refresh_pid(s->syms, tgid);
+}
+
+/* The -c command is about to run code from a file: its table first. */
+static void on_cmd_file(void *ctx, const struct cmd_file *f)
+{
+	struct session *s = ctx;
+	struct stat st;
+	struct obj *o;
+	int err;
+
+	/* probes that follow the files the process loads (uprobe:*:) */
+	attach_on_file(&s->a, f);
+	if (!s->unwind || f->role == CMD_FILE_SCRIPT || fstat(f->fd, &st))
+		return;
+	o = obj_cache_fd(syms_objs(s->syms), f->fd, f->name);
+	err = o ? unwind_store_file(s->unwind, o, st.st_dev, st.st_ino) :
+		  -errno;
+	log_debug("-c: pid %d %s %s: unwind table %s", f->pid,
+		  f->role == CMD_FILE_LIB ? "maps" : "runs", f->name,
+		  err ? strerror(-err) : "loaded");
 }
 
 /*
@@ -247,21 +300,25 @@ static void reap_child(struct session *s)
  */
 static int wait_loop(struct session *s, double tick)
 {
-	struct pollfd fds[SCRY_MAX_TARGETS + 2];
-	double deadline = s->stop_at;
+	struct pollfd fds[SCRY_MAX_TARGETS + 3];
+	double deadline = s->stop_at, slice;
 	int i, n, timeout;
 
 	for (;;) {
 		n = 0;
-		fds[n++] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
+		fds[n++] = (struct pollfd){ .fd = s->stopfd, .events = POLLIN };
 		fds[n++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(s->rb),
+					    .events = POLLIN };
+		fds[n++] = (struct pollfd){ .fd = cmd_notify_fd(s->cmd),
 					    .events = POLLIN };
 		/* poll() skips the negative fds of exited processes */
 		for (i = 0; i < s->npidfds; i++)
 			fds[n++] = (struct pollfd){ .fd = s->pidfds[i],
 						    .events = POLLIN };
-		/* wake now and then to read JITs' growing perf maps */
-		timeout = s->no_pidfd ? 100 : JIT_POLL_MS;
+		/* wake now and then to read JITs' growing perf maps; at once
+		 * while notices wait to be handled */
+		timeout = s->done_pending < s->npending ? 0 :
+			  s->no_pidfd ? 100 : JIT_POLL_MS;
 		if (deadline) {
 			double left = deadline - now_s();
 
@@ -285,16 +342,26 @@ static int wait_loop(struct session *s, double tick)
 		}
 		/* notices first: a process that just exited still has to be named */
 		ring_buffer__consume(s->rb);
+		slice = now_s() + 0.05;
+		if (deadline && deadline < slice)
+			slice = deadline;
+		if (tick && tick < slice)
+			slice = tick;
+		handle_notices(s, slice, true, false);
 		if (events_exit(s->events))
 			return 0;	/* a clause called exit() */
+		/* a held exec or mmap waits for its table */
+		cmd_serve(s->cmd, &(struct cmd_hooks){
+			.held = on_cmd_held, .file = on_cmd_file,
+			.exiting = on_cmd_exiting, .ctx = s });
 		if (now_s() >= s->next_jit_poll) {
 			syms_poll_jit(s->syms);
 			s->next_jit_poll = now_s() + JIT_POLL_MS / 1000.0;
 		}
-		if (fds[0].revents & POLLIN)
+		if ((fds[0].revents & POLLIN) || stop_requested())
 			return 0;
 		for (i = 0; i < s->npidfds; i++) {
-			if (s->pidfds[i] < 0 || !(fds[2 + i].revents & POLLIN))
+			if (s->pidfds[i] < 0 || !(fds[3 + i].revents & POLLIN))
 				continue;
 			close(s->pidfds[i]);
 			s->pidfds[i] = -1;
@@ -356,32 +423,13 @@ static int print_report(const struct session *s, struct report *r)
 	return err;
 }
 
-static void report_child(struct session *s)
-{
-	if (!s->child)
-		return;
-	if (!s->child_reaped) {
-		/* stopped by -d or a signal: leave the command running */
-		log_info("-c: command (pid %d) still running", s->child);
-		return;
-	}
-	if (WIFEXITED(s->child_status)) {
-		if (WEXITSTATUS(s->child_status))
-			log_err("-c: command exited with status %d",
-				WEXITSTATUS(s->child_status));
-	} else if (WIFSIGNALED(s->child_status)) {
-		log_err("-c: command killed by signal %d (%s)",
-			WTERMSIG(s->child_status),
-			strsignal(WTERMSIG(s->child_status)));
-	}
-}
-
 static void session_banner(const struct session *s, const struct plan *p)
 {
 	char who[64] = "all processes";
 
-	if (s->child)
-		snprintf(who, sizeof(who), "the command (pid %d)", s->child);
+	if (s->cmd)
+		snprintf(who, sizeof(who), "the command (pid %d)",
+			 cmd_pid(s->cmd));
 	else if (s->a.npids == 1)
 		snprintf(who, sizeof(who), "pid %d", s->a.pids[0]);
 	else if (s->a.npids)
@@ -404,6 +452,8 @@ static int unwind_start(struct session *s)
 		.tables_fd = bpf_map__fd(skel->maps.unwind_tables),
 		.max_tables = bpf_map__max_entries(skel->maps.unwind_tables),
 		.procs_fd = bpf_map__fd(skel->maps.unwind_procs),
+		.files_fd = bpf_map__fd(skel->maps.unwind_files),
+		.gens_fd = bpf_map__fd(skel->maps.gens),
 	};
 	int i;
 
@@ -414,9 +464,11 @@ static int unwind_start(struct session *s)
 		log_err("DWARF unwinder: %s", strerror(errno));
 		return -errno;
 	}
+	unwind_store_vdso(s->unwind, syms_objs(s->syms));
 	for (i = 0; i < s->o->npids; i++)
 		unwind_store_pid(s->unwind, s->o->pids[i],
-				 syms_addrspace(s->syms, s->o->pids[i]));
+				 syms_addrspace(s->syms, s->o->pids[i]),
+				 unwind_store_gen(s->unwind, s->o->pids[i]));
 	return 0;
 }
 
@@ -444,10 +496,9 @@ static void unwind_report(const struct session *s)
 	unwind_stats_print(stderr, "scry: unwind rows", &st->sum);
 }
 
-static int session_start(struct session *s, const struct plan *p)
+static int start_watcher(struct session *s)
 {
 	sigset_t mask;
-	int err, i;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -455,27 +506,58 @@ static int session_start(struct session *s, const struct plan *p)
 	sigaddset(&mask, SIGHUP);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL))
 		return -errno;
-	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	if (s->sigfd < 0)
+	s->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->stopfd < 0)
 		return -errno;
+	if (pthread_create(&s->watcher, NULL, watch_signals, s))
+		return -EAGAIN;
+	s->watching = true;
+	return 0;
+}
+
+static int start_cmd(struct session *s)
+{
+	struct cmd_opts co = {
+		.line = s->o->cmd, .user = s->o->user, .keep = s->o->keep,
+		/*
+		 * DWARF tables must be in before the code they unwind runs,
+		 * mappings read before a process that exits takes them, and
+		 * uprobe:*: probes placed before the file runs
+		 */
+		.hold = s->a.plan->key_ustack || attach_follows_files(&s->a),
+	};
+
+	s->cmd = cmd_start(&co);
+	if (!s->cmd) {
+		log_err("-c: cannot start the command: %s", strerror(errno));
+		return -errno;
+	}
+	/* -a: the command runs, everything is traced (bpftrace's -c) */
+	s->a.filter_targets = !s->o->all;
+	s->a.follow_forks = true;
+	return 0;
+}
+
+static int session_start(struct session *s, const struct plan *p)
+{
+	int err, i;
+
+	err = start_watcher(s);
+	if (err)
+		return err;
 	for (i = 0; i < s->o->npids; i++) {
-		err = attach_add_target(&s->a, s->o->pids[i]);
+		err = attach_add_target(&s->a, s->o->pids[i],
+					SCRY_TARGET_TRACED);
 		if (err)
 			return err;
 		syms_add_pid(s->syms, s->o->pids[i]);
 	}
 	if (s->o->cmd) {
-		err = launch(s);
-		if (err) {
-			log_err("-c: cannot start the command: %s",
-				strerror(-err));
+		err = start_cmd(s);
+		if (err)
 			return err;
-		}
-		/* -a: the command runs, everything is traced (bpftrace's -c) */
-		s->a.filter_targets = !s->o->all;
-		s->a.follow_forks = true;
 	}
-	s->a.cpid = s->child;
+	s->a.cpid = cmd_pid(s->cmd);
 	err = attach_load(&s->a);
 	err = err ? : unwind_start(s);
 	err = err ? : attach_probes(&s->a);
@@ -492,9 +574,15 @@ static int session_start(struct session *s, const struct plan *p)
 			     events_consume, s->events))
 		return -ENOMEM;
 	ring_buffer__consume(s->rb);
-	/* the child is a target and watched before it may run, and exit */
-	if (s->child) {
-		err = attach_add_target(&s->a, s->child);
+	/*
+	 * The child is followed, and watched, before it may run and exit;
+	 * its own code until exec (scry's), and the /bin/sh that runs a
+	 * compound command, are never counted (abi.h: SCRY_TARGET_*).
+	 */
+	if (s->cmd) {
+		err = attach_add_target(&s->a, cmd_pid(s->cmd),
+					cmd_shell(s->cmd) ? SCRY_TARGET_WRAPPER :
+							    SCRY_TARGET_PENDING);
 		if (err) {
 			log_err("-c: cannot trace the command: %s",
 				strerror(-err));
@@ -502,12 +590,36 @@ static int session_start(struct session *s, const struct plan *p)
 		}
 	}
 	err = watch_targets(s);
-	if (!err && s->child)
-		err = release_child(s);
+	if (!err && s->cmd)
+		err = cmd_release(s->cmd);
 	if (err)
 		return err;
 	session_banner(s, p);
 	return 0;
+}
+
+/*
+ * Processes the -c command started that are still followed: the targets
+ * the kernel added, without the -p ones the user named.
+ */
+static int cmd_others(struct session *s, int *out, int max)
+{
+	__u32 key, next, *prev = NULL;
+	int fd, n = 0, i;
+
+	if (!s->a.skel)
+		return 0;
+	fd = bpf_map__fd(s->a.skel->maps.targets);
+	while (n < max && !bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		for (i = 0; i < s->o->npids; i++)
+			if ((int)key == s->o->pids[i])
+				break;
+		if (i == s->o->npids && (pid_t)key != cmd_pid(s->cmd))
+			out[n++] = key;
+	}
+	return n;
 }
 
 /* Drain (and with @clear, empty) the aggregation and print it. */
@@ -520,6 +632,8 @@ static int snapshot(struct session *s, const struct plan *p, double *t0,
 	int err;
 
 	ring_buffer__consume(s->rb);
+	/* names for what the snapshot shows, within a bounded time */
+	handle_notices(s, now_s() + 0.5, clear, !clear);
 	fill_header(s, p, &r, now - *t0);
 	clock_gettime(CLOCK_REALTIME, &wall);
 	r.time_ns = wall.tv_sec * 1000000000LL + wall.tv_nsec;
@@ -536,7 +650,9 @@ static int snapshot(struct session *s, const struct plan *p, double *t0,
 
 int session_run(const struct scry_opts *o, const struct plan *p)
 {
-	struct session s = { .o = o, .sigfd = -1, .release_fd = -1 };
+	struct session s = { .o = o, .stopfd = -1 };
+	static int others[SCRY_MAX_FOLLOWED];
+	int nothers;
 	double start, t0;
 	int err, i;
 
@@ -555,10 +671,11 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 	syms_set_flags(s.syms, (o->lines ? SYMS_LINES : 0) |
 		       (o->no_demangle ? SYMS_NO_DEMANGLE : 0) |
 		       (o->format->mappings ? SYMS_MAPPINGS : 0));
+	s.a.objs = syms_objs(s.syms);
 	err = session_start(&s, p);
 	start = t0 = now_s();
 	if (o->duration_s > 0)
-		s.stop_at = t0 + o->duration_s;
+		s.stop_at = s.stop_watch = t0 + o->duration_s;
 	while (!err) {
 		double tick = o->interval_s > 0 ?
 			      start + o->interval_s * (s.snapshots + 1) : 0;
@@ -576,21 +693,35 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 	for (i = 0; i < s.a.nlinks; i++)
 		bpf_link__destroy(s.a.links[i]);
 	s.a.nlinks = 0;
-	reap_child(&s);
+	/*
+	 * The stop that ended the wait is served: naming what was gathered
+	 * may take its time now. Another signal gives the names up and
+	 * prints at once.
+	 */
+	s.stop_watch = 0;
+	stop_reset();
 	/* END runs once every probe is detached, before the maps print */
 	if (s.a.skel && s.rb && !attach_run_special(&s.a, true))
 		ring_buffer__consume(s.rb);
+	nothers = s.cmd ? cmd_others(&s, others, SCRY_MAX_FOLLOWED) : 0;
 	if (s.a.skel && s.rb) {
 		int derr = snapshot(&s, p, &t0, false);
 
 		if (derr != -EPIPE)
 			err = err ? : derr;
 	}
-	report_child(&s);
+	/* the answer is out; now the command, and all it started, ends */
+	cmd_stop(s.cmd, others, nothers);
+	cmd_report(s.cmd);
+	/* a loss like the engine's, and said like them (out_stats) */
+	if (s.notices_skipped || s.done_pending < s.npending)
+		fprintf(stderr, "%llu processes not read in time (their names "
+			"may be missing)\n", (unsigned long long)
+			(s.notices_skipped + s.npending - s.done_pending));
+	free(s.pending);
+	cmd_free(s.cmd);
 	unwind_report(&s);
 	unwind_store_free(s.unwind);
-	if (s.release_fd >= 0)
-		close(s.release_fd);	/* a child never released exits */
 	for (i = 0; i < s.npidfds; i++)
 		if (s.pidfds[i] >= 0)
 			close(s.pidfds[i]);
@@ -599,8 +730,14 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 	attach_close(&s.a);
 	syms_free(s.syms);
 	outfile_free(s.out);
-	if (s.sigfd >= 0)
-		close(s.sigfd);
+	if (s.watching) {
+		/* (no pthread_cancel: under ASan its sigtimedwait is not a
+		 * cancellation point) */
+		s.unwatch = true;
+		pthread_join(s.watcher, NULL);
+	}
+	if (s.stopfd >= 0)
+		close(s.stopfd);
 	if (err && s.a.usage_error)
 		return 2;
 	return err ? 1 : 0;

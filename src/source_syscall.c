@@ -8,10 +8,12 @@
 #include <fnmatch.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include <scry/abi.h>
 #include <scry/attach.h>
 #include <scry/expr.h>
 #include <scry/list.h>
 #include <scry/hint.h>
+#include <scry/log.h>
 #include <scry/plan.h>
 #include <scry/source.h>
 #include "scry.skel.h"
@@ -128,10 +130,19 @@ static int syscall_list(FILE *f, char *parts[], int nparts, int pid)
 	return found ? 0 : 1;
 }
 
+/* io_uring completions, counted as io_uring_read, io_uring_write (abi.h) */
+static bool wants_uring(const struct plan_probe *pp)
+{
+	return pp->syscall_set[SCRY_SYSCALL_URING_READ / 64] &
+	       (3ULL << (SCRY_SYSCALL_URING_READ % 64));
+}
+
 static int syscall_prepare(struct attach *a, const struct plan_probe *pp)
 {
 	int err = attach_want(a, "sys_enter", pp->clause);
 
+	if (!err && wants_uring(pp))
+		err = attach_want(a, "uring_done", pp->clause);
 	if (err || pp->syscall_entry)
 		return err;
 	return attach_want(a, "sys_exit", pp->clause);
@@ -142,6 +153,7 @@ static int syscall_attach(struct attach *a, const struct plan_probe *pp)
 {
 	const struct plan_clause *cl = &a->plan->clauses[pp->clause];
 	struct bpf_program *enter, *exit;
+	struct bpf_link *uring;
 	int err;
 
 	if (pp != &a->plan->probes[cl->first_probe])
@@ -151,7 +163,18 @@ static int syscall_attach(struct attach *a, const struct plan_probe *pp)
 	if (!enter || !exit)
 		return -ENOENT;
 	err = attach_prog(a, enter);
-	return err ? : attach_prog(a, exit);
+	err = err ? : attach_prog(a, exit);
+	if (err || !wants_uring(pp))
+		return err;
+	/* a kernel without io_uring (or its tracepoint) still counts syscalls */
+	uring = bpf_program__attach(attach_clause_prog(a, "uring_done",
+						       pp->clause));
+	if (!uring) {
+		log_info("io_uring completions are not counted: %s",
+			 strerror(errno));
+		return 0;
+	}
+	return attach_keep(a, uring);
 }
 
 const struct source source_syscall = {

@@ -8,12 +8,17 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <bpf/libbpf.h>
 #include <scry/attach.h>
+#include <scry/bind.h>
+#include <scry/cmd.h>
 #include <scry/expr.h>
 #include <scry/list.h>
 #include <scry/log.h>
+#include <scry/obj.h>
 #include <scry/plan.h>
 #include <scry/resolve.h>
 #include <scry/session.h>
@@ -147,6 +152,169 @@ static int lib_path(struct attach *a, const struct plan_probe *pp, int pid,
 	return err;
 }
 
+/*
+ * LIB "*": FUNC as each process binds it (bind.h). For -p, the file each
+ * pid binds to; for -c, each file a process loads is looked at before it
+ * runs (uprobe_on_file); system-wide, libc's and those of the allocators
+ * Debian ships (jemalloc, tcmalloc, mimalloc) when installed.
+ */
+#define BOUND_TGIDS	1024
+#define BOUND_FILES	32
+
+struct bound {
+	int tgids[BOUND_TGIDS];		/* -c processes already bound, a ring */
+	unsigned int next;
+	struct { __u64 dev, ino; } files[BOUND_FILES];	/* probed files */
+	int nfiles;
+};
+
+static bool lib_any(const struct plan_probe *pp)
+{
+	return !strcmp(pp->target[0], "*");
+}
+
+static int attach_path(struct attach *a, const struct plan_probe *pp,
+		       const char *path, int pid)
+{
+	char why[RESOLVE_ERR_LEN];
+	__u64 off;
+	int err;
+
+	err = resolve_func(path, pp->target[1], &off, why, sizeof(why));
+	if (err) {
+		log_err("%s", why);
+		return err;
+	}
+	log_debug("%s: %s at file offset 0x%llx%s", pp->target[1], path,
+		  (unsigned long long)off, pid > 0 ? "" : " (all processes)");
+	return attach_func(a, pp, path, off, pid);
+}
+
+static bool is_libc(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return !strncmp(b ? b + 1 : path, "libc.so", 7);
+}
+
+static int attach_bound(struct attach *a, const struct plan_probe *pp,
+			int pid)
+{
+	static const char *const allocators[] = {
+		"libc", "libjemalloc", "libtcmalloc", "libtcmalloc_minimal",
+		"libmimalloc",
+	};
+	const char *func = pp->target[1];
+	char path[PATH_MAX], why[RESOLVE_ERR_LEN];
+	struct bind_choice ch;
+	size_t i;
+	int err;
+
+	if (a->follow_forks)
+		return 0;	/* each process's files, as it loads them */
+	if (pid > 0) {
+		err = bind_pid(pid, a->objs, func, &ch);
+		if (err) {
+			log_err("pid %d: no file it maps defines %s%s", pid,
+				func, err == -ESRCH ? " (it has exited)" : "");
+			a->usage_error = err == -ENOENT;
+			return err;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx",
+			 pid, ch.start, ch.end);
+		if (!is_libc(obj_path(ch.obj)))
+			log_info("%s: pid %d binds to %s's", func, pid,
+				 obj_path(ch.obj));
+		return attach_path(a, pp, path, pid);
+	}
+	for (i = 0; i < sizeof(allocators) / sizeof(allocators[0]); i++) {
+		if (resolve_lib(allocators[i], -1, path, sizeof(path), why,
+				sizeof(why)) ||
+		    resolve_func(path, func, &(__u64){ 0 }, NULL, 0))
+			continue;	/* not installed, or no such function */
+		if (i)
+			log_info("%s: also probing %s", func, path);
+		err = attach_path(a, pp, path, -1);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Probe @pp (uprobe:*:FUNC) follows the file @f a -c process is about to
+ * run: the first file in ld.so's search order that exports FUNC is the
+ * one the process calls, and ld.so maps files in that order (the
+ * executable, LD_PRELOAD, then DT_NEEDED breadth first): probe it before
+ * it runs. Once per process image, once per file.
+ */
+static void bind_file(struct attach *a, const struct plan_probe *pp,
+		      struct bound *b, const struct cmd_file *f)
+{
+	char path[64];
+	struct stat st;
+	struct obj *o;
+	unsigned int i;
+	bool known = false;
+
+	for (i = 0; i < BOUND_TGIDS && !known; i++)
+		known = b->tgids[i] == f->tgid;
+	if (f->role == CMD_FILE_EXE) {	/* a new image binds afresh */
+		for (i = 0; i < BOUND_TGIDS; i++)
+			if (b->tgids[i] == f->tgid)
+				b->tgids[i] = 0;
+		known = false;
+	}
+	o = known || fstat(f->fd, &st) ? NULL :
+	    obj_cache_fd(a->objs, f->fd, f->name);
+	if (!o || !obj_elf(o) ||
+	    !bind_exports(obj_elf(o), pp->target[1],
+			  f->role == CMD_FILE_EXE && bind_is_static(obj_elf(o))))
+		return;
+	b->tgids[b->next++ % BOUND_TGIDS] = f->tgid;
+	for (i = 0; i < (unsigned int)b->nfiles; i++)
+		if (b->files[i].dev == st.st_dev && b->files[i].ino == st.st_ino)
+			return;		/* probed already, for all processes */
+	if (b->nfiles == BOUND_FILES)
+		return;
+	b->files[b->nfiles].dev = st.st_dev;
+	b->files[b->nfiles++].ino = st.st_ino;
+	if (!is_libc(obj_path(o)))
+		log_info("%s: pid %d binds to %s's", pp->target[1], f->tgid,
+			 obj_path(o));
+	/* scry's own descriptor names the very inode the process maps */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", f->fd);
+	attach_path(a, pp, path, -1);
+}
+
+static void uprobe_on_file(struct attach *a, const struct cmd_file *f)
+{
+	struct bound *b = a->priv;
+	int i;
+
+	if (f->role == CMD_FILE_SCRIPT || f->role == CMD_FILE_INTERP)
+		return;
+	for (i = 0; i < a->plan->nprobes; i++) {
+		const struct plan_probe *pp = &a->plan->probes[i];
+
+		if ((pp->src != &source_uprobe &&
+		     pp->src != &source_uretprobe) || !lib_any(pp))
+			continue;
+		if (!b) {
+			b = a->priv = calloc(PLAN_MAX_PROBES, sizeof(*b));
+			if (!b)
+				return;
+		}
+		bind_file(a, pp, &b[i], f);
+	}
+}
+
+static void uprobe_close(struct attach *a)
+{
+	free(a->priv);
+	a->priv = NULL;
+}
+
 static int attach_uprobes(struct attach *a, const struct plan_probe *pp,
 			  int pid)
 {
@@ -154,6 +322,8 @@ static int attach_uprobes(struct attach *a, const struct plan_probe *pp,
 	__u64 off;
 	int err;
 
+	if (lib_any(pp))
+		return attach_bound(a, pp, pid);
 	err = lib_path(a, pp, pid, path, sizeof(path));
 	if (err)
 		return err;
@@ -289,6 +459,8 @@ const struct source source_uprobe = {
 	.list = uprobe_list,
 	.prepare = uprobe_prepare,
 	.attach = uprobe_attach,
+	.on_file = uprobe_on_file,
+	.close = uprobe_close,
 };
 
 const struct source source_uretprobe = {
@@ -304,6 +476,8 @@ const struct source source_uretprobe = {
 	.list = uretprobe_list,
 	.prepare = uprobe_prepare,
 	.attach = uprobe_attach,
+	.on_file = uprobe_on_file,
+	.close = uprobe_close,
 };
 
 const struct source source_usdt = {

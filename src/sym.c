@@ -28,6 +28,7 @@
 #include <scry/log.h>
 #include <scry/obj.h>
 #include <scry/report.h>
+#include <scry/stop.h>
 #include <scry/sym.h>
 #include <scry/symtab.h>
 
@@ -135,6 +136,8 @@ int syms_kernel(struct syms *s, __u64 addr, struct report_frame *out)
 	memset(out, 0, sizeof(*out));
 	out->addr = addr;
 	out->kernel = true;
+	if (!s->k_tried && stop_requested())
+		return -EINTR;		/* asked to stop: no names, at once */
 	if (!s->k_tried) {
 		s->k = ksym_load();
 		/* Loaded once: a failure is not retried for every frame. */
@@ -157,10 +160,17 @@ int syms_kernel(struct syms *s, __u64 addr, struct report_frame *out)
 
 bool syms_is_bpf_frame(const struct report_frame *fr)
 {
-	/* __traceiter_*: a tracepoint with two or more callbacks (another
-	 * BPF program on sched_switch) calls them through its iterator */
+	/*
+	 * Everything between the traced event and scry's program: the
+	 * tracepoint's iterator (__traceiter_*, when the tracepoint has two
+	 * or more callbacks: another BPF program on sched_switch), the BPF
+	 * trampoline, the program. Trimming all of it keeps one stack one
+	 * key whichever of them the kernel's unwinder shows.
+	 */
 	static const char *const prefixes[] = {
-		"bpf_prog_", "bpf_trace_run", "__bpf_trace_", "__traceiter_",
+		"bpf_prog_", "bpf_trampoline_", "bpf_trace_run",
+		"__bpf_trace_", "__traceiter_", "perf_trace_",
+		"trace_event_raw_event_", "trace_call_bpf",
 	};
 	size_t i;
 

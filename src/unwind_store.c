@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 
 #include <scry/addrspace.h>
+#include <scry/array.h>
 #include <scry/elf.h>
 #include <scry/obj.h>
 #include <scry/unwind.h>
@@ -27,8 +28,16 @@ struct ufile {
 	__u32 id;		/* unwind_tables id, 0: not placed */
 };
 
+/* An identity the walker may meet a placed table under (unwind_files). */
+struct ukey {
+	struct scry_file_key key;
+	struct scry_unwind_file entry;
+};
+
 struct unwind_store {
 	struct unwind_store_maps maps;
+	struct ukey *keys;		/* every identity registered */
+	size_t nkeys, cap_keys;
 	struct scry_unwind_row *rows;	/* the map's mmap, or malloc'ed */
 	size_t rows_len;		/* bytes mapped */
 	bool rows_mmapped;
@@ -97,6 +106,7 @@ void unwind_store_free(struct unwind_store *s)
 		free(s->rows);
 	free(s->tinfo);
 	free(s->tables);
+	free(s->keys);
 	free(s);
 }
 
@@ -196,6 +206,107 @@ static struct ufile *file_of(struct unwind_store *s, struct obj *o)
 	return f;
 }
 
+/*
+ * The unwind_files entry of table @id in ELF file @e: how a file offset
+ * inside each executable PT_LOAD becomes the vaddr the rows use. A
+ * mapping starts at the page holding a segment's first byte, so that
+ * page counts as the segment's.
+ */
+static int file_entry(const struct elf_file *e, __u32 id,
+		      struct scry_unwind_file *out)
+{
+	const struct elf_seg *seg;
+	size_t n, i;
+
+	memset(out, 0, sizeof(*out));
+	out->table = id;
+	seg = elf_file_segs(e, &n);
+	for (i = 0; i < n && out->nsegs < SCRY_UNWIND_MAX_SEGS; i++) {
+		__u64 off = seg[i].off & ~0xfffULL;
+
+		if (!seg[i].exec || !seg[i].filesz)
+			continue;
+		out->seg[out->nsegs++] = (struct scry_unwind_seg){
+			.off = off,
+			.len = seg[i].off + seg[i].filesz - off,
+			.delta = (__s64)(seg[i].vaddr - seg[i].off),
+		};
+	}
+	return out->nsegs ? 0 : -ENOENT;
+}
+
+/*
+ * Make @f's table findable under the kernel identity @key, so the walker
+ * reaches it for any process that maps that inode, list written or not.
+ * One obj may stand for several inodes (the same build-id): each is
+ * registered as the walker meets it.
+ */
+static int register_key(struct unwind_store *s, struct ufile *f,
+			const struct scry_file_key *key)
+{
+	struct ukey *k;
+	size_t i;
+
+	for (i = 0; i < s->nkeys; i++)
+		if (!memcmp(&s->keys[i].key, key, sizeof(*key)))
+			return 0;
+	if (array_ensure(&s->keys, &s->cap_keys, sizeof(*s->keys),
+			 s->nkeys + 1))
+		return -ENOMEM;
+	k = &s->keys[s->nkeys];
+	k->key = *key;
+	if (!obj_elf(f->obj) || file_entry(obj_elf(f->obj), f->id, &k->entry))
+		return -ENOENT;
+	s->nkeys++;
+	if (s->maps.files_fd >= 0 &&
+	    bpf_map_update_elem(s->maps.files_fd, key, &k->entry, 0)) {
+		s->stats.files_full++;
+		return -errno;
+	}
+	return 0;
+}
+
+int unwind_store_file(struct unwind_store *s, struct obj *o, __u64 dev,
+		      __u64 ino)
+{
+	struct scry_file_key key = {
+		.dev = obj_dev_to_kernel(dev), .ino = ino,
+	};
+	struct ufile *f = file_of(s, o);
+
+	if (!f)
+		return errno == EINTR ? -EINTR : -ENOMEM;
+	if (!f->id)
+		return -ENOENT;
+	return register_key(s, f, &key);
+}
+
+int unwind_store_vdso(struct unwind_store *s, struct obj_cache *c)
+{
+	struct scry_file_key key = {};
+	struct obj *o = obj_cache_vdso(c);
+	struct ufile *f = o ? file_of(s, o) : NULL;
+
+	if (!f || !f->id)
+		return -ENOENT;
+	return register_key(s, f, &key);
+}
+
+int unwind_store_file_entry(const struct unwind_store *s,
+			    const struct scry_file_key *key,
+			    struct scry_unwind_file *out)
+{
+	size_t i;
+
+	for (i = 0; i < s->nkeys; i++) {
+		if (!memcmp(&s->keys[i].key, key, sizeof(*key))) {
+			*out = s->keys[i].entry;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 int unwind_store_proc(struct unwind_store *s, const struct addrspace *as,
 		      struct scry_unwind_proc *out)
 {
@@ -228,13 +339,24 @@ int unwind_store_proc(struct unwind_store *s, const struct addrspace *as,
 	return out->n;
 }
 
+__u32 unwind_store_gen(const struct unwind_store *s, int pid)
+{
+	__u32 key = pid, gen = 0;
+
+	if (s->maps.gens_fd >= 0 &&
+	    bpf_map_lookup_elem(s->maps.gens_fd, &key, &gen))
+		gen = 0;
+	return gen;
+}
+
 int unwind_store_pid(struct unwind_store *s, int pid,
-		     const struct addrspace *as)
+		     const struct addrspace *as, __u32 gen)
 {
 	__u32 key = pid;
 	int n;
 
 	n = unwind_store_proc(s, as, &s->proc);
+	s->proc.gen = gen;
 	if (n < 0 || s->maps.procs_fd < 0)
 		return n;
 	/* one update swaps the whole list: the walker never sees half */

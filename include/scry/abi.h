@@ -18,8 +18,31 @@
 #define SCRY_MAX_INTKEYS	4	/* scalar key columns per aggregation */
 #define SCRY_COMM_LEN		16
 #define SCRY_MAX_TARGETS	64	/* -p processes given on the command line */
-#define SCRY_MAX_FOLLOWED	8192	/* processes -c may grow into (forks) */
+#define SCRY_MAX_FOLLOWED	8192	/* live processes -c may grow into */
+
+/*
+ * targets[tgid]: who is traced. -p processes are TRACED. The -c command is
+ * PENDING from fork to exec, so scry's own pre-exec code is followed but
+ * never counted; its exec turns it TRACED. When the command needs a
+ * shell, scry's child is WRAPPER: its exec of /bin/sh makes it PENDING, so
+ * the shell that only parses and waits is never counted, while every
+ * program it runs (its forks inherit PENDING) is, from its exec on. A
+ * process's entry goes when it exits, so the limit counts live processes
+ * and a reused pid never inherits a dead target's place.
+ */
+#define SCRY_TARGET_TRACED	1
+#define SCRY_TARGET_PENDING	2
+#define SCRY_TARGET_WRAPPER	3
 #define SCRY_NARGS		6
+
+/*
+ * Not syscalls: io_uring completions of reads and of writes, counted by
+ * the syscall probe under these numbers (past every real one) and the
+ * names io_uring_read, io_uring_write, so the read and write questions
+ * see bytes that never pass through read(2) or write(2).
+ */
+#define SCRY_SYSCALL_URING_READ		510
+#define SCRY_SYSCALL_URING_WRITE	511
 
 /*
  * Quantize slots (DTrace power-of-two buckets): slot 0 holds negative
@@ -83,6 +106,8 @@ struct scry_event {
 	__u32 tid;
 	__u32 uid;
 	__u32 cpu;
+	__u32 gen;		/* address space of ustack (see gens) */
+	__u32 pad;
 	__s64 args[SCRY_NARGS];
 	__s64 retval;
 	__u64 latency_ns;
@@ -105,7 +130,7 @@ struct scry_key {
 	__u64 kstack;
 	__u64 ustack;
 	__u32 pid;		/* owner of ustack, for symbolization */
-	__u32 pad;
+	__u32 gen;		/* its address space (see gens), likewise */
 	char comm[SCRY_COMM_LEN];
 	__s64 ints[SCRY_MAX_INTKEYS];
 	__u32 map;		/* which @map: the plan's index */
@@ -167,7 +192,7 @@ struct scry_tp_field {
  */
 struct scry_clause_def {
 	__u32 flags;		/* SCRY_CL_* */
-	__u32 pad;
+	__u32 fd_role;		/* SCRY_CL_FDPATH: which fd (plan_fd_role) */
 	__u64 syscall_set[8];	/* syscall clauses: the numbers, a bitmap */
 	struct scry_tp_field tp[SCRY_NARGS];	/* tracepoint args.FIELD */
 	struct scry_insn begin[SCRY_MAX_BEGIN_INSNS];
@@ -204,15 +229,46 @@ enum scry_stat {
 #define SCRY_UNWIND_STAT_BASE	SCRY_STAT_UNWIND_FIRST
 #endif
 
-/* Notices from BPF to the frontend (ring buffer). */
+/*
+ * Notices from BPF to the frontend (ring buffer `notices`): what the
+ * frontend must know to symbolize and unwind a process, sent while it
+ * happens, so a process that lives a millisecond is known exactly without
+ * racing it to /proc.
+ *
+ * Every address space a notice describes has a generation: a number
+ * unique in the run, given when scry first hears of the process (its
+ * fork, its first stack) and again at each exec, kept in `gens` and in
+ * the aggregation key. Stacks are symbolized with the mappings of their
+ * own generation, so `env ./app`'s env frames never resolve against app.
+ */
 enum scry_notice_kind {
-	SCRY_NOTICE_PID = 1,	/* first event from pid: snapshot its mappings */
-	SCRY_NOTICE_MAPS,	/* a seen pid exec'ed or mapped code: re-read */
+	SCRY_NOTICE_PID = 1,	/* first stack of a process not followed from
+				 * its fork or exec: read /proc/PID/maps */
+	SCRY_NOTICE_EXEC,	/* new image: file[0] the executable (start =
+				 * AT_ENTRY), file[1] the interpreter (start =
+				 * AT_BASE), vdso; the old gen is parent_gen */
+	SCRY_NOTICE_FORK,	/* a followed process forked: gen starts as a
+				 * copy of parent_gen */
+	SCRY_NOTICE_MMAP,	/* an executable file mapping: file[0] is the
+				 * vma (start, end, pgoff) */
+	SCRY_NOTICE_EXIT,	/* the process is gone */
+};
+
+struct scry_notice_file {
+	struct scry_file_key key;	/* {0, 0}: none */
+	__u64 start;
+	__u64 end;
+	__u64 pgoff;			/* file offset / page size */
+	struct scry_path path;		/* as the process sees it */
 };
 
 struct scry_notice {
 	__u32 kind;
-	__u32 pid;
+	__u32 pid;		/* tgid */
+	__u32 gen;
+	__u32 parent_gen;
+	__u64 vdso;		/* EXEC: where the vDSO is mapped */
+	struct scry_notice_file file[2];
 };
 
 #endif /* SCRY_ABI_H */

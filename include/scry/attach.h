@@ -12,6 +12,8 @@
 #include <scry/plan.h>
 
 struct scry;
+struct obj_cache;
+struct cmd_file;
 struct bpf_link;
 struct bpf_program;
 struct scry_opts;
@@ -24,11 +26,14 @@ struct attach {
 	int nlinks, links_cap;
 	int cpid;			/* the -c command, for `cpid` */
 	int pids[SCRY_MAX_TARGETS];	/* processes filtered in the kernel */
+	__u8 states[SCRY_MAX_TARGETS];	/* SCRY_TARGET_* of each */
 	int npids;
 	bool filter_targets;		/* filter even while pids is empty (-c) */
 	bool follow_forks;		/* children of targets become targets (-c) */
 	bool usage_error;		/* failed on what the user wrote (exit 2) */
 	struct mapmem need;		/* kernel memory the sized maps take */
+	struct obj_cache *objs;		/* the file cache, shared with symbols */
+	void *priv;			/* the source's own (source.h: close) */
 };
 
 /*
@@ -69,8 +74,20 @@ int attach_run_special(struct attach *a, bool end);
 /* Keep a link so attach_close() destroys it. */
 int attach_keep(struct attach *a, struct bpf_link *l);
 
-/* Add a process to the kernel-side filter (e.g. a -c child before exec). */
-int attach_add_target(struct attach *a, int pid);
+/*
+ * Add a process to the kernel-side filter: SCRY_TARGET_TRACED (-p) or
+ * SCRY_TARGET_PENDING (the -c child, traced from its exec on).
+ */
+int attach_add_target(struct attach *a, int pid, __u8 state);
+
+/* True when a probe of the plan looks at the files -c processes load. */
+bool attach_follows_files(const struct attach *a);
+
+/*
+ * A -c process is about to run code from @f (held: cmd.h): each kind's
+ * on_file hook may attach probes to it first (source.h).
+ */
+void attach_on_file(struct attach *a, const struct cmd_file *f);
 
 /* Detach everything and free the skeleton (NULL-safe). */
 void attach_close(struct attach *a);

@@ -184,6 +184,13 @@ struct plan_out {
 	struct scry_outdef def;
 };
 
+/* The file a path key names (fd.path, src.path, dst.path). */
+enum plan_fd_role {
+	PLAN_FD_ARG0,		/* fd.path: arg0's fd */
+	PLAN_FD_SRC,		/* src.path: the file read from */
+	PLAN_FD_DST,		/* dst.path: the file written to */
+};
+
 struct plan_clause {
 	const struct expr_clause *ec;
 	int col;
@@ -206,6 +213,7 @@ struct plan_clause {
 	char **labels, **funcs;
 	int nlabels;
 	bool by_syscall;
+	enum plan_fd_role fd_role;	/* SCRY_CL_FDPATH: which fd is the path */
 };
 
 #define PLAN_MAX_PROBES	32
@@ -283,5 +291,14 @@ const char *plan_syscall_name(int i);
 
 /* The name of syscall number @nr, or NULL. */
 const char *plan_syscall_name_of(int nr);
+
+/*
+ * The argument (0..5) that holds the fd of syscall @nr in @role: its
+ * arg0 (fd.path), the file it reads from (src.path) or writes to
+ * (dst.path). -1 when the syscall has no such file.
+ */
+int plan_syscall_fd_arg(int nr, enum plan_fd_role role);
+
+
 
 #endif /* SCRY_PLAN_H */

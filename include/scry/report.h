@@ -105,6 +105,12 @@ struct report {
 	size_t nstats;
 };
 
+/*
+ * Merge rows whose keys print the same (stacks compared by their
+ * symbolized frames): one logical key, one row. Leaves rows in key order.
+ */
+void report_merge(struct report *r);
+
 /* The row's first key column holding @field, or NULL. */
 const struct report_key *report_key_find(const struct report_row *row,
 					 enum scry_field field);

@@ -16,6 +16,8 @@ struct scry_opts {
 	int pids[SCRY_MAX_TARGETS];	/* -p, repeatable */
 	int npids;
 	const char *cmd;		/* -c: launched, traced, waited for */
+	const char *user;		/* -u: run -c as this user */
+	bool keep;			/* --keep-running: -c outlives scry */
 	double duration_s;		/* -d; 0 = until stopped */
 	const struct format *format;	/* output format (format.h) */
 	bool verbose;			/* -v */

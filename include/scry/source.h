@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 struct attach;
+struct cmd_file;
 struct plan;
 struct plan_probe;
 struct expr_probe;
@@ -61,6 +62,14 @@ struct source {
 	 * Returns 0 (found), 1 (nothing matched), 2 (bad pattern, said on
 	 * stderr). NULL: the kind lists only itself.
 	 */
+	/*
+	 * A -c process is about to run code from the file at @f->fd (scry
+	 * holds it meanwhile, cmd.h): the kind may attach probes to the file
+	 * before any of it runs. NULL: the kind does not care.
+	 */
+	void (*on_file)(struct attach *a, const struct cmd_file *f);
+	/* free what the kind kept in a->priv; NULL: it keeps nothing */
+	void (*close)(struct attach *a);
 	int (*list)(FILE *f, char *parts[], int nparts, int pid);
 	/*
 	 * Choose the programs @pp needs (attach_want()); may be NULL.

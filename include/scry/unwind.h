@@ -32,6 +32,8 @@
 struct unwind_table;
 struct elf_file;
 struct addrspace;
+struct obj;
+struct obj_cache;
 
 struct unwind_stats {
 	size_t fdes;			/* FDEs whose code lies in an executable segment */
@@ -92,6 +94,8 @@ struct unwind_store_maps {
 	int tables_fd;
 	__u32 max_tables;
 	int procs_fd;
+	int files_fd;			/* unwind_files: tables by identity */
+	int gens_fd;			/* gens: which generation a list is of */
 };
 
 struct unwind_store_stats {
@@ -105,6 +109,7 @@ struct unwind_store_stats {
 	size_t maps_dropped;		/* mappings past SCRY_UNWIND_MAX_MAPS */
 	size_t procs;			/* processes written to unwind_procs */
 	size_t procs_failed;		/* unwind_procs updates that failed (full) */
+	size_t files_full;		/* unwind_files updates that failed */
 	__u32 rows_used;		/* of max_rows */
 	struct unwind_stats sum;	/* all placed tables together */
 };
@@ -115,13 +120,39 @@ void unwind_store_free(struct unwind_store *s);
 /*
  * Build and place the tables the mappings @as (of process @pid) need,
  * each file once per store (the files and their identity come from the
- * file cache), and write @pid's mapping list to unwind_procs. Call on a
- * pid's first notice and again after exec or a new executable mmap.
- * Returns the number of mappings with a table, or -errno (-ESRCH when
- * @as is NULL: the process was never read).
+ * file cache), and write @pid's mapping list to unwind_procs, marked as
+ * describing generation @gen of its address space (read it with
+ * unwind_store_gen() BEFORE reading the mappings: should the process
+ * exec in between, the list carries the old generation and the walker
+ * ignores it, never the reverse). Call on a pid's first notice and again
+ * after exec or a new executable mmap. Returns the number of mappings
+ * with a table, or -errno (-ESRCH when @as is NULL: never read).
  */
 int unwind_store_pid(struct unwind_store *s, int pid,
-		     const struct addrspace *as);
+		     const struct addrspace *as, __u32 gen);
+
+/* @pid's current generation as the engine counts it (0: none yet). */
+__u32 unwind_store_gen(const struct unwind_store *s, int pid);
+
+/*
+ * Build and place the table of @o (about to be mapped by a process: an
+ * exec or mmap scry holds) and make it findable under the inode (@dev,
+ * @ino; user space dev_t) the process maps, before any of its code runs.
+ * Returns 0, -ENOENT (no usable table), -EINTR (stop asked) or -errno.
+ */
+int unwind_store_file(struct unwind_store *s, struct obj *o, __u64 dev,
+		      __u64 ino);
+
+/* The vDSO's table, findable as {0, 0}: every process maps that image. */
+int unwind_store_vdso(struct unwind_store *s, struct obj_cache *c);
+
+/*
+ * The unwind_files entry registered for kernel identity @key (also
+ * without maps: the walker's host emulation reads it). 0 or -ENOENT.
+ */
+int unwind_store_file_entry(const struct unwind_store *s,
+			    const struct scry_file_key *key,
+			    struct scry_unwind_file *out);
 
 /* The mapping list unwind_store_pid writes, without writing it. */
 int unwind_store_proc(struct unwind_store *s, const struct addrspace *as,

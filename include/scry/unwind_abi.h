@@ -67,6 +67,37 @@ struct scry_unwind_tinfo {
 	__u32 nrows;
 };
 
+/*
+ * A file as the kernel knows it: its inode's superblock device, in the
+ * kernel's dev_t encoding (major << 20 | minor, not user space's), and
+ * the inode number. The vDSO, which has no file, is {0, 0}.
+ */
+struct scry_file_key {
+	__u64 dev;
+	__u64 ino;
+};
+
+/*
+ * unwind_files[file]: the file's table, found from any process that maps
+ * it, and how a file offset becomes the ELF vaddr its rows use: inside an
+ * executable PT_LOAD [off, off + len), vaddr = offset + delta
+ * (p_vaddr - p_offset). With it the walker needs no per-process list to
+ * unwind through a mapping the kernel reports (bpf_find_vma).
+ */
+#define SCRY_UNWIND_MAX_SEGS	4
+
+struct scry_unwind_seg {
+	__u64 off;
+	__u64 len;
+	__s64 delta;
+};
+
+struct scry_unwind_file {
+	__u32 table;		/* unwind_tables id, never 0 */
+	__u32 nsegs;
+	struct scry_unwind_seg seg[SCRY_UNWIND_MAX_SEGS];
+};
+
 #define SCRY_UNWIND_MAX_MAPS	256	/* executable file mappings per process */
 
 /* One executable file mapping: [start, end), ELF vaddr = addr - bias */
@@ -80,7 +111,7 @@ struct scry_unwind_map {
 
 struct scry_unwind_proc {
 	__u32 n;		/* live entries of map[], sorted by start */
-	__u32 pad;
+	__u32 gen;		/* address space it describes (abi.h: gens) */
 	struct scry_unwind_map map[SCRY_UNWIND_MAX_MAPS];
 };
 
@@ -90,9 +121,11 @@ struct scry_unwind_proc {
  * reserves SCRY_UNWIND_NSTATS ids starting at SCRY_UNWIND_STAT_BASE.
  */
 enum scry_unwind_stat {
-	SCRY_UNWIND_STAT_NO_PROC = 0,	/* pid has no tables yet: whole stack by FP */
+	SCRY_UNWIND_STAT_NO_PROC = 0,	/* no mapping list yet: asked the kernel */
 	SCRY_UNWIND_STAT_NO_MAPPING,	/* pc in no mapped file (JIT): one FP step */
 	SCRY_UNWIND_STAT_NO_ROW,	/* pc in a file but no CFI row: one FP step */
+	SCRY_UNWIND_STAT_NO_TABLE,	/* pc in a file without a table yet: FP step */
+	SCRY_UNWIND_STAT_VMA_BUSY,	/* the kernel could not say (mmap lock): FP step */
 	SCRY_UNWIND_STAT_FAULT,		/* unreadable stack memory: walk ends */
 	SCRY_UNWIND_STAT_DEPTH,		/* more than SCRY_MAX_FRAMES frames */
 	SCRY_UNWIND_STAT_UNSUPPORTED,	/* a CFI rule not modelled: walk ends */

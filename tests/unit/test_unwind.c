@@ -87,7 +87,56 @@ static long bpf_loop(__u32 n, long (*fn)(__u32, void *), void *ctx, __u64 flags)
 	return n;
 }
 
+/* bpf_find_vma, for the host: this process's own /proc/self/maps */
+struct task_struct;
+struct scry_vma;
+static struct task_struct *bpf_get_current_task_btf(void)
+{
+	return NULL;
+}
+static void scry_vma_find(struct task_struct *task, __u64 addr,
+			  struct scry_vma *v);
+
 #include "../../bpf/unwind.bpf.h"
+
+static __u64 vma_asks;		/* scry_vma_find calls */
+
+static void scry_vma_find(struct task_struct *task, __u64 addr,
+			  struct scry_vma *v)
+{
+	unsigned long long start, end, off, ino;
+	unsigned int maj, min;
+	char line[512], path[256];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	(void)task;
+	vma_asks++;
+	memset(v, 0, sizeof(*v));
+	v->kind = SCRY_VMA_NONE;
+	while (f && fgets(line, sizeof(line), f)) {
+		path[0] = '\0';
+		if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu %255s", &start,
+			   &end, &off, &maj, &min, &ino, path) < 6 ||
+		    addr < start || addr >= end)
+			continue;
+		v->start = start;
+		v->end = end;
+		v->pgoff = off >> 12;
+		if (!strcmp(path, "[vdso]")) {
+			v->kind = SCRY_VMA_VDSO;
+		} else if (ino) {
+			/* the kernel's dev_t encoding, as an inode has it */
+			v->kind = SCRY_VMA_FILE;
+			v->key.dev = (__u64)maj << 20 | min;
+			v->key.ino = ino;
+		} else {
+			v->kind = SCRY_VMA_ANON;
+		}
+		break;
+	}
+	if (f)
+		fclose(f);
+}
 
 /* What the maps would hold: the store's arrays and one process. */
 static const struct scry_unwind_row *host_rows;
@@ -97,11 +146,21 @@ static __u32 host_ntables;
 static struct scry_unwind_proc host_proc;
 static __u32 host_pid;		/* the pid unwind_procs knows */
 static __u32 walk_pid;		/* the pid probe() unwinds as */
+static struct unwind_store *store;
+static struct scry_unwind_kstate host_kstate;
+static struct scry_unwind_file host_file;
+static bool files_hidden;	/* unwind_files empty: tables not built yet */
 
 static void *bpf_map_lookup_elem(void *map, const void *key)
 {
 	__u32 k = *(const __u32 *)key;
 
+	if (map == &unwind_kstate)
+		return &host_kstate;
+	if (map == &unwind_files)
+		return !files_hidden && !unwind_store_file_entry(store, key,
+								&host_file) ?
+		       &host_file : NULL;
 	if (map == &unwind_rows)
 		return k < host_nrows ? (void *)&host_rows[k] : NULL;
 	if (map == &unwind_tables)
@@ -431,7 +490,6 @@ static void test_fmaps(const struct elf_file *libc)
 
 #define MAXBT 256
 
-static struct unwind_store *store;
 static void *bt[MAXBT];
 static int bt_n;
 static struct scry_stack walked;
@@ -446,7 +504,7 @@ NOFP static void probe(void)
 	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
 			 : "=r"(ur.ip), "=r"(ur.sp), "=r"(ur.bp));
 	memset(&walked, 0, sizeof(walked));
-	scry_ustack_dwarf(walk_pid, &ur, &walked);
+	scry_ustack_dwarf(walk_pid, host_proc.gen, &ur, &walked);
 	bt_n = backtrace(bt, MAXBT);
 }
 
@@ -499,11 +557,21 @@ NOFP static void sort_and_probe(void)
 
 static void load_self(void)
 {
+	const struct addrspace_map *m;
+	size_t nm, i;
 	__u32 n;
 	int np;
 
 	host_pid = walk_pid = getpid();
 	np = unwind_store_proc(store, self_as, &host_proc);
+	/* and by identity, as for a process about to map them */
+	m = addrspace_maps(self_as, &nm);
+	for (i = 0; i < nm; i++)
+		if (m[i].obj && !obj_is_vdso(m[i].obj))
+			unwind_store_file(store, m[i].obj,
+					  obj_id(m[i].obj)->dev,
+					  obj_id(m[i].obj)->ino);
+	unwind_store_vdso(store, cache);
 	host_rows = unwind_store_rows(store, &host_nrows);
 	host_tinfo = unwind_store_tinfo(store, &host_ntables);
 	CHECK(np >= 3, "own process: tables for the binary, libc and ld.so");
@@ -548,6 +616,24 @@ static int compare_bt(const char *what)
 	return k;
 }
 
+/* Distinct files the walked stack runs through (ASan adds its own). */
+static __u64 files_on_stack(void)
+{
+	void *seen[16];
+	Dl_info di;
+	__u32 i, j, n = 0;
+
+	for (i = 0; i < walked.nr; i++) {
+		if (!dladdr((void *)(uintptr_t)walked.ip[i], &di))
+			continue;
+		for (j = 0; j < n && seen[j] != di.dli_fbase; j++)
+			;
+		if (j == n && n < 16)
+			seen[n++] = di.dli_fbase;
+	}
+	return n;
+}
+
 static void test_walker(void)
 {
 	__u64 before[SCRY_UNWIND_NSTATS];
@@ -583,14 +669,46 @@ static void test_walker(void)
 			break;
 	CHECK_INT(i, SCRY_MAX_FRAMES, "127 frames equal backtrace()'s first 127");
 
-	/* a pid without tables: frame pointers only, counted once */
+	/*
+	 * A pid whose mapping list the frontend has not written yet (a
+	 * process's first instructions): the walker asks the kernel which
+	 * file maps each pc and finds the table by the file's identity. The
+	 * stack is the same, frame for frame; two remembered mappings keep
+	 * the questions to one per file.
+	 */
 	memcpy(before, host_stats, sizeof(before));
+	vma_asks = 0;
 	walk_pid = host_pid + 1;
 	sort_and_probe();
-	walk_pid = host_pid;
 	CHECK_INT(host_stats[SCRY_UNWIND_STAT_NO_PROC] - before[SCRY_UNWIND_STAT_NO_PROC],
-		  1, "no tables for the pid: counted once, FP walk");
-	CHECK(walked.nr >= 1 && walked.ip[0], "FP walk still yields the pc");
+		  1, "no mapping list for the pid: counted once");
+	compare_bt("no mapping list: tables found through the kernel's mappings");
+	/* (under ASan a third file, its qsort interceptor, joins in: two
+	 * remembered mappings then no longer hold all of them) */
+	if (files_on_stack() <= SCRY_UNWIND_VMA_CACHE)
+		CHECK_INT(vma_asks, files_on_stack(), "one question per file on "
+			  "the stack, however often it goes back and forth");
+	else
+		CHECK(vma_asks <= SCRY_UNWIND_VMA_ASKS, "questions within the "
+		      "per-stack budget");
+
+	/* a list of another generation (before an exec) is not used */
+	walk_pid = host_pid;
+	host_proc.gen++;
+	sort_and_probe();
+	host_proc.gen--;
+	compare_bt("a stale list is ignored: same stack through the kernel");
+
+	/* files without tables yet: one FP step each, counted */
+	memcpy(before, host_stats, sizeof(before));
+	files_hidden = true;
+	walk_pid = host_pid + 1;
+	sort_and_probe();
+	files_hidden = false;
+	walk_pid = host_pid;
+	CHECK(host_stats[SCRY_UNWIND_STAT_NO_TABLE] > before[SCRY_UNWIND_STAT_NO_TABLE],
+	      "no tables yet: counted as such");
+	CHECK(walked.nr >= 1 && walked.ip[0], "FP steps still yield the pc");
 }
 
 /*
@@ -658,7 +776,8 @@ static void test_errors(void)
 {
 	struct unwind_store_maps m = { .rows_fd = -1, .max_rows = 10,
 				       .tables_fd = -1, .max_tables = 4,
-				       .procs_fd = -1 };
+				       .procs_fd = -1, .files_fd = -1,
+				       .gens_fd = -1 };
 	struct unwind_store *s;
 	struct scry_unwind_proc *p = calloc(1, sizeof(*p));
 
@@ -692,7 +811,8 @@ int main(void)
 {
 	struct unwind_store_maps m = { .rows_fd = -1, .max_rows = 1 << 21,
 				       .tables_fd = -1, .max_tables = 512,
-				       .procs_fd = -1 };
+				       .procs_fd = -1, .files_fd = -1,
+				       .gens_fd = -1 };
 	struct elf_file *libc = NULL;
 	struct unwind_table *t;
 

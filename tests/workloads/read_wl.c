@@ -35,6 +35,15 @@
  * kinds: files that are not files: read 3 x 100 from one end of a
  * socketpair (socket:[INODE]) and 2 x 8 from an eventfd
  * (anon_inode:[eventfd]), after writing exactly that to them.
+ * movers: the syscalls that move bytes between two files without a user
+ * buffer, as cp, cat and servers use them (DIR/plain.dat as above):
+ *   copy_file_range   3 x 10000  DIR/plain.dat -> DIR/copy.dat
+ *   sendfile          2 x 5000   DIR/plain.dat -> DIR/sent.dat
+ *   splice            1 x 4000   DIR/plain.dat -> a pipe
+ *   splice            1 x 4000   the pipe -> DIR/spliced.dat
+ * so read counts 30000 + 10000 + 4000 from plain.dat and 4000 from the
+ * pipe; write counts 30000, 10000, 4000 into the three files, 4000 into
+ * the pipe.
  *
  * Prints nothing on success; any unexpected result exits non-zero.
  */
@@ -49,6 +58,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/sendfile.h>
 #include <sys/uio.h>
 #include "gate.h"
 
@@ -259,6 +269,27 @@ __attribute__((noinline)) int kinds(void)
 		want("write eventfd", write(efd, &one, 8), 8);
 		want("read eventfd", read(efd, buf, 8), 8);
 	}
+static int movers(const char *dir)
+{
+	int in = open_in(dir, "plain.dat", O_RDONLY), p[2], i, out;
+	loff_t off = 0;
+
+	out = open_in(dir, "copy.dat", O_WRONLY | O_CREAT | O_TRUNC);
+	for (i = 0; i < 3; i++)
+		want("copy_file_range", copy_file_range(in, &off, out, NULL,
+							10000, 0), 10000);
+	close(out);
+	out = open_in(dir, "sent.dat", O_WRONLY | O_CREAT | O_TRUNC);
+	for (i = 0; i < 2; i++)
+		want("sendfile", sendfile(out, in, &off, 5000), 5000);
+	close(out);
+	if (pipe(p))
+		die("pipe: %s", strerror(errno));
+	want("splice file -> pipe", splice(in, &off, p[1], NULL, 4000, 0), 4000);
+	out = open_in(dir, "spliced.dat", O_WRONLY | O_CREAT | O_TRUNC);
+	want("splice pipe -> file", splice(p[0], NULL, out, NULL, 4000, 0), 4000);
+	close(out);
+	close(in);
 	return 0;
 }
 
@@ -273,8 +304,11 @@ int main(int argc, char **argv)
 		return pipe_delay(atol(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "kinds"))
 		return kinds();
+	if (argc == 3 && !strcmp(argv[1], "movers"))
+		return movers(argv[2]);
 	fprintf(stderr, "usage: read_wl files DIR [GATE_FIFO]\n"
 			"       read_wl pipe_delay MS\n"
-			"       read_wl kinds\n");
+			"       read_wl kinds\n"
+			"       read_wl movers DIR\n");
 	return 2;
 }

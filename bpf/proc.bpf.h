@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Process tracking: who is traced (targets), which address space a stack
+ * belongs to (gens), and the notices that tell the frontend about a
+ * process while it happens: exec, fork, executable mmap, exit (abi.h).
+ *
+ * The frontend learns a process's mappings from these notices, sent from
+ * inside the exec or mmap itself, so a command that lives for a
+ * millisecond is described exactly; /proc is read only for processes that
+ * were running before scry heard of them (SCRY_NOTICE_PID).
+ *
+ * Include after stack.bpf.h (it drops a stale unwind_procs entry at exec).
+ */
+#ifndef SCRY_PROC_BPF_H
+#define SCRY_PROC_BPF_H
+
+#include <scry/abi.h>
+#include "maps.bpf.h"
+#include "path.bpf.h"
+#include "vma.bpf.h"
+
+const volatile bool filter_targets = false;	/* only TRACED pids in `targets` */
+const volatile __u32 self_tgid = 0;		/* scry itself, never traced */
+const volatile bool announce_pids = false;	/* notices for stack owners */
+/*
+ * -c follows the command's children (a shell runs pipelines in them): a
+ * process forked by a target becomes one, in the same state.
+ */
+const volatile bool follow_forks = false;
+
+/*
+ * Threads of the -c command that scry held in an exec or mmap while it
+ * loaded a table (cmd.c): the wait is scry's work, not the command's, and
+ * never shows as its off-CPU time or syscall latency. The frontend marks
+ * the thread before it answers; the end of that wait (the thread's next
+ * switch-in, or the exit of that exec or mmap) consumes the mark.
+ */
+const volatile bool cmd_holds = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} held SEC(".maps");
+
+static __always_inline bool scry_was_held(__u32 tid)
+{
+	return cmd_holds && bpf_map_delete_elem(&held, &tid) == 0;
+}
+
+/* Next generation: the frontend sets it above those it gave -p pids. */
+__u32 gen_next = 1;
+
+/* tgid -> generation of its current address space */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, __u32);
+} gens SEC(".maps");
+
+static __always_inline bool scry_target(__u32 tgid)
+{
+	__u8 *t;
+
+	if (tgid == self_tgid)
+		return false;
+	if (!filter_targets)
+		return true;
+	t = bpf_map_lookup_elem(&targets, &tgid);
+	return t && *t == SCRY_TARGET_TRACED;
+}
+
+static __always_inline __u32 scry_gen_new(void)
+{
+	return __sync_fetch_and_add(&gen_next, 1);
+}
+
+/* Generation of @tgid's address space, given one if it has none yet. */
+static __always_inline __u32 scry_gen(__u32 tgid)
+{
+	__u32 *g = bpf_map_lookup_elem(&gens, &tgid), gen;
+
+	if (g)
+		return *g;
+	gen = scry_gen_new();
+	if (bpf_map_update_elem(&gens, &tgid, &gen, BPF_NOEXIST)) {
+		g = bpf_map_lookup_elem(&gens, &tgid);	/* another CPU won */
+		return g ? *g : 0;
+	}
+	return gen;
+}
+
+/* Processes scry follows or has announced: their changes are told. */
+static __always_inline bool scry_followed(__u32 tgid)
+{
+	return bpf_map_lookup_elem(&targets, &tgid) ||
+	       bpf_map_lookup_elem(&seen, &tgid);
+}
+
+static __always_inline struct scry_notice *scry_notice_new(__u32 kind,
+							   __u32 pid,
+							   __u32 gen)
+{
+	struct scry_notice *n;
+
+	n = bpf_ringbuf_reserve(&notices, sizeof(*n), 0);
+	if (!n) {
+		scry_stat(SCRY_STAT_NOTICE_LOST);
+		return NULL;
+	}
+	n->kind = kind;
+	n->pid = pid;
+	n->gen = gen;
+	n->parent_gen = 0;
+	n->vdso = 0;
+	__builtin_memset(&n->file[0], 0, sizeof(n->file[0]) - sizeof(n->file[0].path));
+	__builtin_memset(&n->file[1], 0, sizeof(n->file[1]) - sizeof(n->file[1].path));
+	n->file[0].path.len = 0;
+	n->file[0].path.str[0] = '\0';
+	n->file[1].path.len = 0;
+	n->file[1].path.str[0] = '\0';
+	return n;
+}
+
+/* The file of @v (SCRY_VMA_FILE) into @out: identity, range, path. */
+static __always_inline void scry_notice_vma(struct task_struct *task,
+					    const struct scry_vma *v,
+					    struct scry_notice_file *out)
+{
+	__u32 zero = 0;
+	char *buf;
+
+	out->key = v->key;
+	out->start = v->start;
+	out->end = v->end;
+	out->pgoff = v->pgoff;
+	buf = bpf_map_lookup_elem(&scry_path_scratch, &zero);
+	if (buf && v->file)
+		scry_file_path(task, v->file, &out->path, buf);
+}
+
+/*
+ * The first stack of a process: its generation, and for one scry did not
+ * follow from its fork or exec, a notice to read its mappings from /proc.
+ * A global function: the verifier checks it once, instead of carrying
+ * each of its paths into the stack walk and hash that follow.
+ */
+__attribute__((noinline))
+__u32 scry_announce(__u32 pid)
+{
+	struct scry_notice *n;
+	__u32 gen = scry_gen(pid);
+	__u8 one = 1;
+
+	if (!announce_pids || bpf_map_lookup_elem(&seen, &pid))
+		return gen;
+	if (bpf_map_update_elem(&seen, &pid, &one, BPF_NOEXIST))
+		return gen;
+	n = scry_notice_new(SCRY_NOTICE_PID, pid, gen);
+	if (!n) {
+		bpf_map_delete_elem(&seen, &pid);	/* try again next time */
+		return gen;
+	}
+	bpf_ringbuf_submit(n, 0);
+	return gen;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	struct scry_notice *n;
+	__u32 gen, *pgen;
+	__u8 *state, st;
+
+	if (!follow_forks || ptgid == ctgid)
+		return 0;
+	state = bpf_map_lookup_elem(&targets, &ptgid);
+	if (!state)
+		return 0;
+	st = *state;
+	if (bpf_map_update_elem(&targets, &ctgid, &st, BPF_ANY)) {
+		scry_stat(SCRY_STAT_TARGETS_FULL);
+		return 0;
+	}
+	gen = scry_gen_new();
+	bpf_map_update_elem(&gens, &ctgid, &gen, BPF_ANY);
+	if (!announce_pids)
+		return 0;
+	n = scry_notice_new(SCRY_NOTICE_FORK, ctgid, gen);
+	if (!n)
+		return 0;
+	pgen = bpf_map_lookup_elem(&gens, &ptgid);
+	n->parent_gen = pgen ? *pgen : 0;
+	bpf_ringbuf_submit(n, 0);
+	return 0;
+}
+
+#define SCRY_AT_ENTRY	9
+#define SCRY_AT_BASE	7
+#define SCRY_AUXV_PAIRS	28
+
+/* AT_ENTRY and AT_BASE from the auxiliary vector exec just built. */
+static __always_inline void scry_auxv(struct mm_struct *mm, __u64 *entry,
+				      __u64 *base)
+{
+	unsigned long av[2];
+	int i;
+
+	*entry = 0;
+	*base = 0;
+	for (i = 0; i < SCRY_AUXV_PAIRS; i++) {
+		if (bpf_probe_read_kernel(av, sizeof(av), &mm->saved_auxv[2 * i]))
+			return;
+		if (av[0] == SCRY_AT_ENTRY)
+			*entry = av[1];
+		else if (av[0] == SCRY_AT_BASE)
+			*base = av[1];
+		else if (av[0] == 0)
+			break;
+	}
+}
+
+/*
+ * A followed process exec'ed: it is traced from here on (a PENDING -c
+ * command becomes TRACED; the WRAPPER, exec'ing /bin/sh, PENDING), its
+ * address space is new, and the mapping
+ * list written for the old image is dropped. The notice names the new
+ * executable (with AT_ENTRY, for its load bias), its interpreter (with
+ * AT_BASE) and the vDSO, which is all an exec maps.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid), gen, old = 0, *g;
+	struct mm_struct *mm = BPF_CORE_READ(p, mm);
+	struct scry_notice *n;
+	struct scry_vma v = {};
+	struct file *exe;
+	struct inode *inode;
+	__u64 entry, base;
+	__u8 *state, next, zero8 = 0;
+	__u32 zero = 0;
+	char *buf;
+
+	state = bpf_map_lookup_elem(&targets, &tgid);
+	if (!state && !bpf_map_lookup_elem(&seen, &tgid))
+		return 0;
+	if (state && *state != SCRY_TARGET_TRACED) {
+		next = *state == SCRY_TARGET_WRAPPER ? SCRY_TARGET_PENDING :
+						       SCRY_TARGET_TRACED;
+		bpf_map_update_elem(&targets, &tgid, &next, BPF_EXIST);
+	}
+	g = bpf_map_lookup_elem(&gens, &tgid);
+	if (g)
+		old = *g;
+	gen = scry_gen_new();
+	bpf_map_update_elem(&gens, &tgid, &gen, BPF_ANY);
+	bpf_map_delete_elem(&unwind_procs, &tgid);
+	if (!announce_pids)
+		return 0;
+	/* a new image has its own mappings: announced already */
+	bpf_map_update_elem(&seen, &tgid, &zero8, BPF_ANY);
+	n = scry_notice_new(SCRY_NOTICE_EXEC, tgid, gen);
+	if (!n)
+		return 0;
+	n->parent_gen = old;
+	n->vdso = (__u64)BPF_CORE_READ(mm, context.vdso);
+	scry_auxv(mm, &entry, &base);
+	exe = BPF_CORE_READ(bprm, file);
+	buf = bpf_map_lookup_elem(&scry_path_scratch, &zero);
+	if (exe && buf) {
+		inode = BPF_CORE_READ(exe, f_inode);
+		n->file[0].key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+		n->file[0].key.ino = BPF_CORE_READ(inode, i_ino);
+		n->file[0].start = entry;
+		scry_file_path(p, exe, &n->file[0].path, buf);
+	}
+	if (base) {
+		scry_vma_find(p, base, &v);
+		if (v.kind == SCRY_VMA_FILE) {
+			scry_notice_vma(p, &v, &n->file[1]);
+			n->file[1].start = base;
+		}
+	}
+	bpf_ringbuf_submit(n, 0);
+	return 0;
+}
+
+#define NR_mmap		9
+#define NR_mprotect	10
+#define NR_execve	59
+#define NR_execveat	322
+#define PROT_EXEC	0x4
+
+/*
+ * Executable file mappings of followed processes, as they appear: ld.so
+ * mapping libraries, dlopen(). At syscall exit the user registers still
+ * hold the arguments, and the mapping exists.
+ */
+SEC("raw_tp/sys_exit")
+int BPF_PROG(on_mmap_exit, struct pt_regs *regs, long ret)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct task_struct *task;
+	struct scry_notice *n;
+	struct scry_vma v = {};
+	long nr = BPF_CORE_READ(regs, orig_ax);
+	__u64 addr;
+
+	if ((nr != NR_mmap && nr != NR_mprotect) || ret < 0 ||
+	    !(BPF_CORE_READ(regs, dx) & PROT_EXEC) || !announce_pids ||
+	    !scry_followed(tgid))
+		return 0;
+	addr = nr == NR_mmap ? ret : BPF_CORE_READ(regs, di);
+	task = bpf_get_current_task_btf();
+	scry_vma_find(task, addr, &v);
+	if (v.kind != SCRY_VMA_FILE)
+		return 0;	/* JIT code: perf maps name it */
+	n = scry_notice_new(SCRY_NOTICE_MMAP, tgid, scry_gen(tgid));
+	if (!n)
+		return 0;
+	scry_notice_vma(task, &v, &n->file[0]);
+	bpf_ringbuf_submit(n, 0);
+	return 0;
+}
+
+/*
+ * A process that is wholly gone stops being a target (so the -c limit
+ * counts live processes, and a reused pid starts afresh), and the
+ * frontend is told it may let go of what it polls for it. Called from
+ * sched_process_exit for every thread; only the last one counts.
+ */
+static __always_inline void scry_proc_exit(struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	struct scry_notice *n;
+	__u32 *g, gen = 0;
+	bool known;
+
+	/* do_exit() decrements signal->live before this tracepoint */
+	if (BPF_CORE_READ(p, signal, live.counter) != 0)
+		return;
+	g = bpf_map_lookup_elem(&gens, &tgid);
+	if (g)
+		gen = *g;
+	known = scry_followed(tgid);
+	bpf_map_delete_elem(&targets, &tgid);
+	bpf_map_delete_elem(&seen, &tgid);
+	bpf_map_delete_elem(&gens, &tgid);
+	bpf_map_delete_elem(&unwind_procs, &tgid);
+	if (!known || !announce_pids)
+		return;
+	n = scry_notice_new(SCRY_NOTICE_EXIT, tgid, gen);
+	if (n)
+		bpf_ringbuf_submit(n, 0);
+}
+
+#endif /* SCRY_PROC_BPF_H */
