@@ -132,37 +132,78 @@ static int find_program(const char *prog)
 	return -ENOENT;
 }
 
-/* -u USER: a name or a number, as sudo -u takes it. */
-static int find_user(const char *user, struct passwd *pw, char *buf,
-		     size_t len)
+/*
+ * -u USER: a name or a number, as sudo -u takes it. Read from /etc/passwd
+ * itself rather than through NSS: the static scry has no NSS modules to
+ * load (and a root tool should not load a module a config names).
+ */
+struct user {
+	char name[256];
+	char home[PATH_MAX];
+	uid_t uid;
+	gid_t gid;
+};
+
+static int find_user(const char *user, struct user *out)
 {
-	struct passwd *res = NULL;
+	struct passwd *pw;
 	char *end;
 	unsigned long uid;
+	bool numeric;
+	FILE *f = fopen("/etc/passwd", "re");
 
-	if (getpwnam_r(user, pw, buf, len, &res) == 0 && res)
-		return 0;
+	if (!f)
+		return -errno;
 	errno = 0;
 	uid = strtoul(user[0] == '#' ? user + 1 : user, &end, 10);
-	if (!errno && *end == '\0' && end != user && uid < (uid_t)-1 &&
-	    getpwuid_r(uid, pw, buf, len, &res) == 0 && res)
+	numeric = !errno && *end == '\0' && end != user && uid < (uid_t)-1;
+	while ((pw = fgetpwent(f))) {
+		if (strcmp(pw->pw_name, user) && !(numeric && pw->pw_uid == uid))
+			continue;
+		snprintf(out->name, sizeof(out->name), "%s", pw->pw_name);
+		snprintf(out->home, sizeof(out->home), "%s", pw->pw_dir);
+		out->uid = pw->pw_uid;
+		out->gid = pw->pw_gid;
+		fclose(f);
 		return 0;
+	}
+	fclose(f);
 	return -ENOENT;
+}
+
+/* USER's supplementary groups from /etc/group, the primary one first. */
+static int user_groups(const struct user *u, gid_t *groups, int max)
+{
+	struct group *gr;
+	int n = 0;
+	char **m;
+	FILE *f = fopen("/etc/group", "re");
+
+	groups[n++] = u->gid;
+	while (f && (gr = fgetgrent(f)) && n < max)
+		for (m = gr->gr_mem; m && *m; m++)
+			if (!strcmp(*m, u->name) && gr->gr_gid != u->gid) {
+				groups[n++] = gr->gr_gid;
+				break;
+			}
+	if (f)
+		fclose(f);
+	return n;
 }
 
 int cmd_check(const struct cmd_opts *o)
 {
-	char prog[PATH_MAX], buf[4096];
+	char prog[PATH_MAX];
 	const char *line = o->line + strspn(o->line, " \t");
 	size_t n = strcspn(line, " \t");
-	struct passwd pw;
+	struct user u;
 	int err;
 
 	if (!*line) {
 		log_err("-c: empty command");
 		return -EINVAL;
 	}
-	if (o->user && find_user(o->user, &pw, buf, sizeof(buf))) {
+	if (o->user && find_user(o->user, &u)) {
 		log_err("-u: no such user '%s'", o->user);
 		return -EINVAL;
 	}
@@ -239,29 +280,26 @@ static int env_set(struct cmd *c, size_t *n, const char *name,
 static int build_user(struct cmd *c)
 {
 	extern char **environ;
-	char buf[4096];
-	struct passwd pw;
+	struct user u;
 	size_t n = 0;
 	int err;
 
 	if (!c->o.user)
 		return 0;
-	if (find_user(c->o.user, &pw, buf, sizeof(buf)))
+	if (find_user(c->o.user, &u))
 		return -ENOENT;
-	c->uid = pw.pw_uid;
-	c->gid = pw.pw_gid;
-	c->ngroups = CMD_MAX_GROUPS;
-	if (getgrouplist(pw.pw_name, pw.pw_gid, c->groups, &c->ngroups) < 0)
-		c->ngroups = 0;
+	c->uid = u.uid;
+	c->gid = u.gid;
+	c->ngroups = user_groups(&u, c->groups, CMD_MAX_GROUPS);
 	while (environ[n])
 		n++;
 	c->envp = calloc(n + 1, sizeof(*c->envp));
 	if (!c->envp)
 		return -ENOMEM;
 	memcpy(c->envp, environ, n * sizeof(*c->envp));
-	err = env_set(c, &n, "HOME", pw.pw_dir);
-	err = err ? : env_set(c, &n, "USER", pw.pw_name);
-	err = err ? : env_set(c, &n, "LOGNAME", pw.pw_name);
+	err = env_set(c, &n, "HOME", u.home);
+	err = err ? : env_set(c, &n, "USER", u.name);
+	err = err ? : env_set(c, &n, "LOGNAME", u.name);
 	return err;
 }
 

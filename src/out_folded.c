@@ -32,7 +32,22 @@ static int put_step(void *ctx, const struct fold_step *st)
 	/* names come from untrusted binaries and processes (sane.h) */
 	if (sane_fputs(l->f, st->text, SANE_FOLDED, NULL))
 		return -EIO;
-	if (fputs(st->post, l->f) == EOF || fputs(st->mark, l->f) == EOF)
+	if (fputs(st->post, l->f) == EOF)
+		return -EIO;
+	/*
+	 * --lines: where in the source, as perf's srcline does: a function
+	 * splits into one frame per line it was at ("take_555 (f.c:15)")
+	 */
+	if (st->fr && st->fr->file && st->fr->line > 0) {
+		const char *base = strrchr(st->fr->file, '/');
+
+		if (fputs(" (", l->f) == EOF ||
+		    sane_fputs(l->f, base ? base + 1 : st->fr->file,
+			       SANE_FOLDED, NULL) ||
+		    fprintf(l->f, ":%d)", st->fr->line) < 0)
+			return -EIO;
+	}
+	if (fputs(st->mark, l->f) == EOF)
 		return -EIO;
 	return 0;
 }

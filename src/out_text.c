@@ -198,9 +198,11 @@ int out_frame_name(const struct report_frame *fr, char *buf, size_t len)
 		n = snprintf(buf, len, "%s+0x%llx", fr->sym, off);
 	else if (fr->sym)
 		n = snprintf(buf, len, "%s", fr->sym);
-	else if (fr->module)
+	else if (fr->module && fr->kernel)
 		n = snprintf(buf, len, "%s`0x%llx", fr->module,
 			     (unsigned long long)fr->addr);
+	else if (fr->module)	/* stable across runs, unlike the address */
+		n = snprintf(buf, len, "%s`+0x%llx", fr->module, off);
 	else
 		n = snprintf(buf, len, "[unknown]");
 	return n < 0 ? -EINVAL : n;

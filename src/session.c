@@ -535,6 +535,7 @@ static int start_cmd(struct session *s)
 	/* -a: the command runs, everything is traced (bpftrace's -c) */
 	s->a.filter_targets = !s->o->all;
 	s->a.follow_forks = true;
+	s->a.holds = cmd_notify_fd(s->cmd) >= 0;
 	return 0;
 }
 

@@ -155,8 +155,9 @@ static int lib_path(struct attach *a, const struct plan_probe *pp, int pid,
 /*
  * LIB "*": FUNC as each process binds it (bind.h). For -p, the file each
  * pid binds to; for -c, each file a process loads is looked at before it
- * runs (uprobe_on_file); system-wide, libc's and those of the allocators
- * Debian ships (jemalloc, tcmalloc, mimalloc) when installed.
+ * runs (uprobe_on_file); system-wide (and for -c where calls cannot be
+ * held: no seccomp listener, as under valgrind), libc's and those of the
+ * allocators Debian ships (jemalloc, tcmalloc, mimalloc) when installed.
  */
 #define BOUND_TGIDS	1024
 #define BOUND_FILES	32
@@ -210,7 +211,7 @@ static int attach_bound(struct attach *a, const struct plan_probe *pp,
 	size_t i;
 	int err;
 
-	if (a->follow_forks)
+	if (a->follow_forks && a->holds)
 		return 0;	/* each process's files, as it loads them */
 	if (pid > 0) {
 		err = bind_pid(pid, a->objs, func, &ch);

@@ -33,6 +33,7 @@ struct attach {
 	bool usage_error;		/* failed on what the user wrote (exit 2) */
 	struct mapmem need;		/* kernel memory the sized maps take */
 	struct obj_cache *objs;		/* the file cache, shared with symbols */
+	bool holds;			/* -c's execs and mmaps are held (cmd.h) */
 	void *priv;			/* the source's own (source.h: close) */
 };
 

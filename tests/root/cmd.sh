@@ -121,16 +121,19 @@ ended() {	# PID...: true once none of them runs
 	done
 	return 0
 }
-# (scry_kids: the two sleeps, once both run; tables load first)
+# (scry_kids: the sleeps, once they run; tables load first. A copy of
+# sleep under this test's own name: no other sleep is mistaken for them)
+SL=$TMP/cmd_sleep
+cp "$(command -v sleep)" "$SL"
 scry_kids() {
 	local i
 	for i in $(seq 200); do
-		kids=$(pgrep -f '^sleep 300$' | tr '\n' ' ')
+		kids=$(pgrep -f "^$SL 300\$" | tr '\n' ' ')
 		[ "$(echo $kids | wc -w)" -ge "$1" ] && return
 		sleep 0.05
 	done
 }
-"$SCRY" -q offcpu -d 3 -c "sleep 300 & sleep 300; wait" >/dev/null 2>"$TMP/d.err" &
+"$SCRY" -q offcpu -d 3 -c "$SL 300 & $SL 300; wait" >/dev/null 2>"$TMP/d.err" &
 sp=$!
 CLEANUP+=("kill -9 $sp")
 scry_kids 2
@@ -141,7 +144,7 @@ check "-d: the command and its background child are gone" ended $kids
 check "-d: no 'still running' message" bash -c "! grep -q 'still running' '$TMP/d.err'"
 
 # SIGTERM to scry: the same, and a command that ignores SIGTERM is killed
-"$SCRY" -q offcpu -c "trap '' TERM; sleep 300" >/dev/null 2>"$TMP/t.err" &
+"$SCRY" -q offcpu -c "trap '' TERM; $SL 300" >/dev/null 2>"$TMP/t.err" &
 sp=$!
 CLEANUP+=("kill -9 $sp")
 scry_kids 1
@@ -171,3 +174,21 @@ check_eq "-u nobody: uid, gid, HOME" "$(tr '\n' ' ' <"$TMP/u/u.txt")" \
 	"$(id -u nobody) $(id -g nobody) $(getent passwd nobody | cut -d: -f6) "
 expect "-u: unknown user" 2 "^scry: -u: no such user 'no_such_user_xyz'\$" -- \
 	"$SCRY" -q malloc -u no_such_user_xyz -c true
+
+# --lines in folded stacks: the line each frame was at, as perf's srcline
+line=$(grep -n 'sink = malloc(555);' tests/workloads/inline_wl.c | cut -d: -f1)
+"$SCRY" -q --folded --lines -c "$WL/inline_wl" \
+	'uprobe:libc:malloc /arg0 == 555/ { @[ustack] = count() }' >"$TMP/lf.out" 2>&1
+check "--lines --folded: take_555 (inline_wl.c:$line)_[i]" \
+	grep -q ";take_555 (inline_wl\.c:$line)_\[i\];" "$TMP/lf.out"
+
+# a frame without a symbol: its module and offset, the same every run
+cp "$MWL" "$TMP/mwl_stripped" && strip "$TMP/mwl_stripped"
+for run in 1 2; do
+	"$SCRY" -q -c "$TMP/mwl_stripped rate 10" \
+		'uprobe:libc:malloc /arg0 == 16/ { @[ustack] = count() }' >"$TMP/strip$run.out" 2>&1
+done
+check "stripped binary: frames as module\`+0xOFFSET" \
+	grep -Eq '^ +mwl_stripped`\+0x[0-9a-f]+$' "$TMP/strip1.out"
+check_eq "stripped binary: the same offsets in two runs (ASLR does not show)" \
+	"$(grep 'mwl_stripped`' "$TMP/strip1.out")" "$(grep 'mwl_stripped`' "$TMP/strip2.out")"

@@ -440,8 +440,14 @@ static void test_frame_name(void)
 	out_frame_name(&fr, buf, sizeof(buf));
 	CHECK_STR(buf, "vmlinux`vfs_read", "frame at symbol start");
 	fr.sym = NULL;
+	fr.kernel = true;
 	out_frame_name(&fr, buf, sizeof(buf));
-	CHECK_STR(buf, "vmlinux`0xffffffff81234567", "frame module only");
+	CHECK_STR(buf, "vmlinux`0xffffffff81234567", "kernel frame, module only");
+	fr = (struct report_frame){ .module = "redis-check-rdb", .off = 0x5de51,
+				    .addr = 0x55679295de51 };
+	out_frame_name(&fr, buf, sizeof(buf));
+	CHECK_STR(buf, "redis-check-rdb`+0x5de51", "user frame, module only: "
+		  "the offset in the file, the same every run");
 	fr.module = NULL;
 	out_frame_name(&fr, buf, sizeof(buf));
 	CHECK_STR(buf, "[unknown]", "frame unknown");
