@@ -115,6 +115,7 @@ static __always_inline struct scry_notice *scry_notice_new(__u32 kind,
 	n->gen = gen;
 	n->parent_gen = 0;
 	n->vdso = 0;
+	n->ppid = 0;
 	__builtin_memset(&n->file[0], 0, sizeof(n->file[0]) - sizeof(n->file[0].path));
 	__builtin_memset(&n->file[1], 0, sizeof(n->file[1]) - sizeof(n->file[1].path));
 	n->file[0].path.len = 0;
@@ -172,6 +173,7 @@ int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
 	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	struct scry_unwind_proc *list;
 	struct scry_notice *n;
 	__u32 gen, *pgen;
 	__u8 *state, st;
@@ -186,15 +188,25 @@ int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
 		scry_stat(SCRY_STAT_TARGETS_FULL);
 		return 0;
 	}
-	gen = scry_gen_new();
+	/*
+	 * The child has the parent's address space, copied: the same
+	 * generation and the same mapping list, so even a child that lives
+	 * a moment (a vfork child) unwinds through the parent's tables. Its
+	 * own exec or mmap changes it from there.
+	 */
+	pgen = bpf_map_lookup_elem(&gens, &ptgid);
+	gen = pgen ? *pgen : scry_gen_new();
 	bpf_map_update_elem(&gens, &ctgid, &gen, BPF_ANY);
+	list = bpf_map_lookup_elem(&unwind_procs, &ptgid);
+	if (list && list->gen == gen)
+		bpf_map_update_elem(&unwind_procs, &ctgid, list, BPF_ANY);
 	if (!announce_pids)
 		return 0;
 	n = scry_notice_new(SCRY_NOTICE_FORK, ctgid, gen);
 	if (!n)
 		return 0;
-	pgen = bpf_map_lookup_elem(&gens, &ptgid);
-	n->parent_gen = pgen ? *pgen : 0;
+	n->ppid = ptgid;
+	n->parent_gen = gen;
 	bpf_ringbuf_submit(n, 0);
 	return 0;
 }

@@ -150,7 +150,11 @@ static void notice_apply(struct session *s, const struct scry_notice *n,
 	 * would swap a good snapshot for a half torn-down one. Mappings that
 	 * change (exec, code mmap) are read again.
 	 */
-	if (n->kind == SCRY_NOTICE_EXIT || n->kind == SCRY_NOTICE_FORK)
+	if (n->kind == SCRY_NOTICE_FORK) {
+		syms_fork(s->syms, n->ppid, n->pid);
+		return;
+	}
+	if (n->kind == SCRY_NOTICE_EXIT)
 		return;
 	err = load_pid(s, n->pid, n->kind != SCRY_NOTICE_PID, tables);
 	log_debug("notice at %.3f: pid %d %s: %s", now_s(), n->pid,

@@ -537,6 +537,31 @@ int syms_add_mapping(struct syms *s, int pid, const struct addrspace_map *m)
 	return addrspace_add((*pp)->as, m);
 }
 
+int syms_fork(struct syms *s, int ppid, int pid)
+{
+	const struct addrspace_map *m;
+	struct sproc **pp, *parent;
+	size_t n, i;
+	int err = 0;
+
+	if (!s || ppid <= 0 || pid <= 0)
+		return -EINVAL;
+	parent = *proc_slot(s, ppid);
+	pp = proc_slot(s, pid);
+	if (!parent || parent->gone || *pp)
+		return 0;	/* nothing known to copy, or known already */
+	*pp = proc_new(pid);
+	if (!*pp)
+		return -ENOMEM;
+	(*pp)->uid = parent->uid;
+	(*pp)->exe_dev = parent->exe_dev;
+	(*pp)->exe_ino = parent->exe_ino;
+	m = addrspace_maps(parent->as, &n);
+	for (i = 0; i < n && !err; i++)
+		err = addrspace_add((*pp)->as, &m[i]);
+	return err;
+}
+
 const struct addrspace *syms_addrspace(struct syms *s, int pid)
 {
 	struct sproc **pp;

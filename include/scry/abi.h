@@ -247,8 +247,8 @@ enum scry_notice_kind {
 	SCRY_NOTICE_EXEC,	/* new image: file[0] the executable (start =
 				 * AT_ENTRY), file[1] the interpreter (start =
 				 * AT_BASE), vdso; the old gen is parent_gen */
-	SCRY_NOTICE_FORK,	/* a followed process forked: gen starts as a
-				 * copy of parent_gen */
+	SCRY_NOTICE_FORK,	/* a followed process forked: pid starts with
+				 * ppid's mappings, of generation parent_gen */
 	SCRY_NOTICE_MMAP,	/* an executable file mapping: file[0] is the
 				 * vma (start, end, pgoff) */
 	SCRY_NOTICE_EXIT,	/* the process is gone */
@@ -268,6 +268,8 @@ struct scry_notice {
 	__u32 gen;
 	__u32 parent_gen;
 	__u64 vdso;		/* EXEC: where the vDSO is mapped */
+	__u32 ppid;		/* FORK: the parent (tgid) */
+	__u32 pad;
 	struct scry_notice_file file[2];
 };
 

@@ -56,6 +56,13 @@ int syms_refresh_pid(struct syms *s, int pid);
  */
 int syms_add_mapping(struct syms *s, int pid, const struct addrspace_map *m);
 
+/*
+ * @pid was forked by @ppid: it starts with a copy of the parent's
+ * mappings (it has them, until it execs or maps more), so even a child
+ * that lives a moment, as a vfork child, resolves. Returns 0 or -errno.
+ */
+int syms_fork(struct syms *s, int ppid, int pid);
+
 /* The mappings known for @pid, or NULL. */
 const struct addrspace *syms_addrspace(struct syms *s, int pid);
 
