@@ -269,6 +269,9 @@ __attribute__((noinline)) int kinds(void)
 		want("write eventfd", write(efd, &one, 8), 8);
 		want("read eventfd", read(efd, buf, 8), 8);
 	}
+	return 0;
+}
+
 static int movers(const char *dir)
 {
 	int in = open_in(dir, "plain.dat", O_RDONLY), p[2], i, out;
