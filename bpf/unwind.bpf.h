@@ -353,6 +353,14 @@ static __always_inline long scry_unwind_frame(struct scry_unwind_walk *w)
 	__u32 why;
 
 	why = scry_unwind_find(w, &r);
+	/*
+	 * No CFI and no frame pointer: the outermost frame of code that
+	 * marks its end only by rbp = 0, as ld.so's _start does (no FDE in
+	 * Debian's ld.so). That is where every process's stack begins, not a
+	 * loss: end the walk without counting it.
+	 */
+	if (why == SCRY_UNWIND_STAT_NO_ROW && !w->bp)
+		return 1;
 	if (why) {
 		scry_unwind_stat(why);
 		return scry_unwind_fp(w);
