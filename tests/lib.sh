@@ -221,13 +221,13 @@ vals() {
 
 # val_of FILE PATTERN: sum of the values of vals rows whose key matches
 val_of() {
-	vals "$1" | awk -F'\t' -v pat="$2" '$1 ~ pat { s += $2 } END { print s + 0 }'
+	vals "$1" | awk -F'\t' -v pat="$2" '$1 ~ pat { s += $2 } END { printf "%.0f\n", s }'
 }
 
 # sum_rows FILE KEYPATTERN VALUE: total count in bucket VALUE over rows whose key matches
 sum_rows() {
 	rows "$1" | awk -F'\t' -v pat="$2" -v val="$3" \
-		'$1 ~ pat && $2 == val { s += $3 } END { print s + 0 }'
+		'$1 ~ pat && $2 == val { s += $3 } END { printf "%.0f\n", s }'
 }
 
 # expect DESCRIPTION STATUS MESSAGE-REGEX -- ARGS...: run ARGS, check the
@@ -305,7 +305,7 @@ svg_width() {
 	awk -v name="$2" '
 		/<title>/ { t = $0; sub(/.*<title>/, "", t); sub(/ \(.*/, "", t); want = (t == name) }
 		want && /<rect/ { w = $0; sub(/.*width="/, "", w); sub(/".*/, "", w); s += w; want = 0 }
-		END { print s + 0 }' "$1"
+		END { printf "%.0f\n", s }' "$1"
 }
 
 # owned_ids prog|link PID: ids of the BPF programs (or links) PID holds,

@@ -29,7 +29,7 @@ CLEANUP+=("echo 0 >$T/events/sched/sched_switch/enable; rmdir $T")
 echo 4096 >"$T/buffer_size_kb"
 
 in_phase() {	# FILE PHASE: periods scry counted under sleep_PHASE
-	vals "$1" | awk -F'\t' -v fn="offcpu_wl\`sleep_$2;" 'index($1, fn) { s += $2 } END { print s + 0 }'
+	vals "$1" | awk -F'\t' -v fn="offcpu_wl\`sleep_$2;" 'index($1, fn) { s += $2 } END { printf "%.0f\n", s }'
 }
 
 lost=0 total=0
@@ -56,7 +56,7 @@ for ((i = 1; i <= RUNS; i++)); do
 		echo "# run $i, sleep_$ph: $got periods, the kernel counted $want switches;" \
 		     "the second scry saw $(in_phase "$TMP/w$i.out" $ph); of the whole run, ftrace saw" \
 		     "$(grep -c 'sched_switch:' "$T/trace") switch-outs (one is the exit's, no period)," \
-		     "scry $(vals "$TMP/o$i.out" | awk -F'\t' '{ s += $2 } END { print s + 0 }') periods; its stderr:"
+		     "scry $(vals "$TMP/o$i.out" | awk -F'\t' '{ s += $2 } END { printf "%.0f\n", s }') periods; its stderr:"
 		sed 's/^/#   /' "$TMP/o$i.err"
 	done
 done

@@ -28,7 +28,7 @@ bad=$(grep -E "$re" "$TMP/t.out" | cut -c1-19 | while read -r d; do
 done)
 check_eq "text: every time is local time (TZ=UTC here) between the run's start and end" "$bad" ""
 check_eq "text: the traced command's naps are all counted over the snapshots" \
-	"$(awk '$1 == "offcpu_wl" { s += $2 } END { print s + 0 }' "$TMP/t.out")" 80
+	"$(awk '$1 == "offcpu_wl" { s += $2 } END { printf "%.0f\n", s }' "$TMP/t.out")" 80
 
 # without --interval no time line: DTrace's printa output stays as it was
 "$SCRY" -q -c "$WL/offcpu_wl 2 0" "$Q" >"$TMP/w.out" 2>/dev/null

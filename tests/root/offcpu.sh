@@ -120,7 +120,7 @@ WL_REPORT=$TMP/f.wl gated_c "$TMP/f.out" "$TMP/f.err" "$WL/offcpu_wl $N $M" offc
 check_status "--folded: exit status" $? 0 "$TMP/f.err"
 folded_sum() {	# FUNCTION: "SUM LINES" of the voluntary sleeps under FUNCTION
 	awk -v fn="$1" 'index($0, ";" fn ";") && /;do_nanosleep_\[k\];schedule_\[k\];__schedule_\[k\] [0-9]+$/ {
-		s += $NF; n++ } END { print s + 0, n + 0 }' "$TMP/f.out"
+		s += $NF; n++ } END { printf "%.0f %d\n", s, n }' "$TMP/f.out"
 }
 for phase in short long; do
 	read -r sum lines <<<"$(folded_sum sleep_$phase)"

@@ -163,7 +163,7 @@ check_eq "-o --interval: the file holds the last snapshot, with burst_b's 3 keys
 check_status "-o x.folded: exit status" $? 0 "$TMP/mf.err"
 check_eq "-o x.folded: nothing on stdout but the workload's line" "$(cat "$TMP/mf.out")" "$(grep cmp_calls "$TMP/mf.out")"
 check_eq "-o x.folded: main;small_allocs;malloc 4800000 and main;big_allocs;malloc 209715200" \
-	"$(grep -E ';main;small_allocs;malloc ' "$TMP/m.folded" | awk '{ s += $NF } END { print s + 0 }') $(grep -E ';main;big_allocs;malloc ' "$TMP/m.folded" | awk '{ s += $NF } END { print s + 0 }')" \
+	"$(grep -E ';main;small_allocs;malloc ' "$TMP/m.folded" | awk '{ s += $NF } END { printf "%.0f\n", s }') $(grep -E ';main;big_allocs;malloc ' "$TMP/m.folded" | awk '{ s += $NF } END { printf "%.0f\n", s }')" \
 	"4800000 209715200"
 check_eq "-o x.folded: every line is FRAMES VALUE" \
 	"$(grep -Evc '^[^ ;][^;]*(;[^;]+)* [0-9]+$' "$TMP/m.folded")" 0

@@ -34,7 +34,7 @@ psum() {
 			}
 			if (hit) { split(vals[i], v, " "); s += v[col] }
 		}
-		print s + 0
+		printf "%.0f\n", s
 	}'
 }
 

@@ -60,7 +60,7 @@ wait_exit $wl
 wait_exit $SCRY_PID
 check_status "deleted before attach: exit status" $? 0 "$TMP/d.err"
 check_eq "deleted before attach: the 3 sleeps under doomed_wl\`sleep_short, symbolized" \
-	"$(rows "$TMP/d.out" | awk -F'\t' 'index($1, "doomed_wl`nap;doomed_wl`sleep_short;doomed_wl`main;") { s += $3 } END { print s + 0 }')" 3 "$TMP/d.out"
+	"$(rows "$TMP/d.out" | awk -F'\t' 'index($1, "doomed_wl`nap;doomed_wl`sleep_short;doomed_wl`main;") { s += $3 } END { printf "%.0f\n", s }')" 3 "$TMP/d.out"
 
 # -l: exit 0 with matches, 1 with none, 2 for an unknown library
 "$SCRY" -l 'uprobe:libc:malloc_*' >"$TMP/l.out" 2>"$TMP/l.err"

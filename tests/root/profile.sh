@@ -19,10 +19,10 @@ share_ok() {
 # an "=" in it would run through sh)
 WL_REPORT=$TMP/p.wl "$SCRY" profile -q -F 999 --folded -c "$WL/cpu_wl 3" >"$TMP/p.folded" 2>"$TMP/p.err"
 check_status "profile -c: exit status" $? 0 "$TMP/p.err"
-a=$(awk '/;hot_a / { s += $NF } END { print s + 0 }' "$TMP/p.folded")
-b=$(awk '/;hot_b / { s += $NF } END { print s + 0 }' "$TMP/p.folded")
+a=$(awk '/;hot_a / { s += $NF } END { printf "%.0f\n", s }' "$TMP/p.folded")
+b=$(awk '/;hot_b / { s += $NF } END { printf "%.0f\n", s }' "$TMP/p.folded")
 check_samples "profile -F 999: the process's samples are F x its CPU time" \
-	"$(awk '{ s += $NF } END { print s + 0 }' "$TMP/p.folded")" 999 "$TMP/p.wl"
+	"$(awk '{ s += $NF } END { printf "%.0f\n", s }' "$TMP/p.folded")" 999 "$TMP/p.wl"
 check_eq "profile: hot_a has 3/4 of hot_a + hot_b's samples ($a, $b)" "$(share_ok "$a" "$b")" yes
 check "profile: stacks read cpu_wl;...;main;hot_a (comm root, caller kept)" \
 	grep -q '^cpu_wl;.*;main;hot_a [0-9]*$' "$TMP/p.folded"
@@ -37,7 +37,7 @@ check_status "profile:499 expression: exit status" $? 0 "$TMP/e.err"
 check_eq "profile:499 expression: only the traced command is counted" \
 	"$(awk 'NF == 2 { print $1 }' "$TMP/e.out" | grep -Evc '^(cpu_wl|scry)$')" 0
 check_samples "profile:499 expression: samples are 499 x the CPU time" \
-	"$(awk 'NF == 2 { s += $2 } END { print s + 0 }' "$TMP/e.out")" 499 "$TMP/e.wl"
+	"$(awk 'NF == 2 { s += $2 } END { printf "%.0f\n", s }' "$TMP/e.out")" 499 "$TMP/e.wl"
 
 # -d with profile: system-wide for a fixed time, a busy cpu_wl among
 # the rest; JSON says how long it traced
@@ -57,8 +57,8 @@ check "svg: parses as XML (xmllint)" xmllint --noout "$TMP/cpu.svg"
 check "svg: has a frame for hot_a" grep -q '<title>hot_a ' "$TMP/cpu.svg"
 check "svg: has a frame for hot_b" grep -q '<title>hot_b ' "$TMP/cpu.svg"
 # the titles carry the sample counts: the widths must be in their ratio
-ca=$(grep -o '<title>hot_a ([0-9]*' "$TMP/cpu.svg" | grep -o '[0-9]*$' | awk '{ s += $1 } END { print s + 0 }')
-cb=$(grep -o '<title>hot_b ([0-9]*' "$TMP/cpu.svg" | grep -o '[0-9]*$' | awk '{ s += $1 } END { print s + 0 }')
+ca=$(grep -o '<title>hot_a ([0-9]*' "$TMP/cpu.svg" | grep -o '[0-9]*$' | awk '{ s += $1 } END { printf "%.0f\n", s }')
+cb=$(grep -o '<title>hot_b ([0-9]*' "$TMP/cpu.svg" | grep -o '[0-9]*$' | awk '{ s += $1 } END { printf "%.0f\n", s }')
 wa=$(svg_width "$TMP/cpu.svg" hot_a)
 wb=$(svg_width "$TMP/cpu.svg" hot_b)
 check_eq "svg: hot_a has 3/4 of the two's samples ($ca, $cb)" "$(share_ok "$ca" "$cb")" yes

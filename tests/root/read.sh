@@ -157,7 +157,7 @@ check_eq "read -p: the other process is not traced" \
 check_status "latency: exit status" $? 0 "$TMP/l.err"
 check_eq "latency: the 25 ms read in the 16777216 row" "$(sum_rows "$TMP/l.out" '' 16777216)" 1 "$TMP/l.out"
 check_eq "latency: one read in all" \
-	"$(rows "$TMP/l.out" | awk -F'\t' '{ s += $3 } END { print s + 0 }')" 1
+	"$(rows "$TMP/l.out" | awk -F'\t' '{ s += $3 } END { printf "%.0f\n", s }')" 1
 
 # fd.path as a key: "  KEY   VALUE" rows
 "$SCRY" -q -c "$RWL pipe_delay 25" \

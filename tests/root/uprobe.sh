@@ -40,7 +40,7 @@ check_eq "malloc: the rows add up to the totals" \
 # a predicate on arg0 isolates the big allocations, in the kernel
 "$SCRY" -q -c "$MWL sizes" 'uprobe:libc:malloc /arg0 > 4096/ { @[ustack] = quantize(arg0) }' >"$TMP/p.out" 2>&1
 check_eq "predicate arg0 > 4096: exactly the 200 big allocations from big_allocs" \
-	"$(rows "$TMP/p.out" | awk -F'\t' '$1 ~ /big_allocs/ { s += $3 } END { print s + 0 }')" 200
+	"$(rows "$TMP/p.out" | awk -F'\t' '$1 ~ /big_allocs/ { s += $3 } END { printf "%.0f\n", s }')" 200
 check_eq "predicate arg0 > 4096: nothing from small_allocs or cmp_alloc" \
 	"$(rows "$TMP/p.out" | grep -Ec 'small_allocs|cmp_alloc')" 0
 
@@ -74,7 +74,7 @@ check_eq "1000000 calls: no loss or degradation reported (stderr is the banner o
 # folded: any stack-keyed aggregation, the value as the count
 "$SCRY" -q --folded -c "$MWL sizes" 'uprobe:libc:malloc { @[ustack] = sum(arg0) }' >"$TMP/f.out" 2>&1
 check_eq "--folded sum(arg0): main;small_allocs;malloc 4800000" \
-	"$(grep -E ';main;small_allocs;malloc ' "$TMP/f.out" | awk '{ s += $NF } END { print s + 0 }')" 4800000
+	"$(grep -E ';main;small_allocs;malloc ' "$TMP/f.out" | awk '{ s += $NF } END { printf "%.0f\n", s }')" 4800000
 
 # min, max, avg, lquantize against the known sizes
 # (a stack seen before the process's unwind tables loaded is its own row:
