@@ -42,14 +42,23 @@ entry switch-kstacks bt-tut-10 map "$OW" \
 # alike; these check that the programs run and see the workload's I/O
 entry block-sizes bt-tut-11 run "$DIO" \
 	'tracepoint:block:block_rq_issue /pid == cpid && comm == "lang_wl"/ { @ = hist(args.bytes); }' - ran
-unrunnable vfs-read-bytes bt-tut-6 \
-	'kretprobe:vfs_read { @bytes = lhist(retval, 0, 2000, 200); }' 'this kernel has no kprobes'
-unrunnable vfs-read-time bt-tut-7 \
-	'kprobe:vfs_read { @start[tid] = nsecs; } kretprobe:vfs_read /@start[tid]/ { @ns[comm] = hist(nsecs - @start[tid]); delete(@start[tid]); }' \
-	'this kernel has no kprobes'
-unrunnable vfs-open-path bt-tut-12 \
-	'kprobe:vfs_open { printf("open path: %s\n", str(((struct path *)arg0)->dentry->d_name.name)); }' \
-	'this kernel has no kprobes'
+# kernel functions: kprobes here, where the kernel has them (tests/vm)
+on_kernel kprobes entry vfs-read-bytes bt-tut-6 map "$LW" \
+	'kretprobe:vfs_read /pid == cpid && retval == 777/ { @bytes = lhist(retval, 0, 2000, 200); }' \
+	'kretprobe:vfs_read /pid == cpid && retval == 777/ { @bytes = lhist(retval, 0, 2000, 200); }' \
+	'@bytes >=600 6'
+on_kernel kprobes entry vfs-read-time bt-tut-7 map "$LW" \
+	'kprobe:vfs_read /pid == cpid/ { @start[tid] = nsecs; } kretprobe:vfs_read /@start[tid]/ { @ns[comm] = hist(nsecs - @start[tid]); @n[retval == 777] = count(); delete(@start[tid]); }' \
+	'kprobe:vfs_read /pid == cpid/ { @start[tid] = nsecs; } kretprobe:vfs_read /@start[tid]/ { @ns[comm] = hist(nsecs - @start[tid]); @n[retval == 777] = count(); delete(@start[tid]); }' \
+	'@n[1] 6' @n
+on_kernel kprobes entry vfs-open-path bt-tut-12 lines "$LW" \
+	'kprobe:vfs_open /pid == cpid/ { printf("open path: %s\n", str(((struct path *)arg0)->dentry->d_name.name)); }' \
+	'kprobe:vfs_open /pid == cpid/ { printf("open path: %s\n", str(((struct path *)arg0)->dentry->d_name.name)); }' \
+	'open path: a;open path: b'
+on_kernel trampolines entry kfunc-read-count bt-man map "$LW" \
+	'kfunc:vfs_read /pid == cpid/ { @[args->count == 777] = count(); }' \
+	'kfunc:vfs_read /pid == cpid/ { @[args->count == 777] = count(); }' \
+	'@[1] 6' @
 
 # -- bpftrace's README and man page ------------------------------------------
 entry read-bytes-by-comm bt-readme map "$LW" \

@@ -124,14 +124,28 @@ entry() {
 	fi
 }
 
-# A probe this kernel does not have: scry says so, clearly; the entry
-# counts in neither tool's tally here (tests/vm runs it on kernels with it).
-unrunnable() {
-	local name=$1 src=$2 sp=$3 re=$4
+# on_kernel FEATURE entry NAME SOURCE ...: an entry that needs kprobes or
+# BPF trampolines (fentry). Where the kernel has them (tests/vm's kernels)
+# it runs as any entry; here scry must refuse it clearly, and it counts in
+# neither tool's tally.
+has_kprobes=0 has_trampolines=0
+[ -e /sys/bus/event_source/devices/kprobe/type ] && has_kprobes=1
+"$SCRY" -q -d 0.1 -e 'fentry:vfs_read { @ = count() }' >/dev/null 2>"$TMP/tramp.err" &&
+	has_trampolines=1
+on_kernel() {
+	local feature=$1 name=$3 src=$4 sp=$7 re
+	shift
+	if { [ "$feature" = kprobes ] && [ $has_kprobes = 1 ]; } ||
+	   { [ "$feature" = trampolines ] && [ $has_trampolines = 1 ]; }; then
+		"$@"
+		return
+	fi
+	re='this kernel has no kprobes'
+	[ "$feature" = trampolines ] && re='this kernel refuses BPF trampolines'
 	"$SCRY" -q -e "$sp" >"$TMP/$name.out" 2>"$TMP/$name.err"
 	check_status "$name ($src): refused here, status 2" $? 2 "$TMP/$name.err"
 	check "$name ($src): says why ($re)" grep -Eq -- "$re" "$TMP/$name.err"
-	NOTES+=("$name: needs kprobes (not on this kernel)")
+	NOTES+=("$name: needs $feature (not on this kernel)")
 }
 
 . tests/repertoire/corpus.sh
