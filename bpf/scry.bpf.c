@@ -253,14 +253,13 @@ static __always_inline int on_exit(struct task_struct *p)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(task_exit, struct task_struct *p)
-{
-	return on_exit(p);
-}
-
+/*
+ * raw_tp, not tp_btf: choosing tp_btf would have scry parse vmlinux BTF
+ * (~10 ms) to see whether the kernel has its type, for every program with
+ * an end; raw_tp works on every kernel and on_exit reads through CO-RE.
+ */
 SEC("raw_tp/sched_process_exit")
-int BPF_PROG(task_exit_raw, struct task_struct *p)
+int BPF_PROG(task_exit, struct task_struct *p)
 {
 	return on_exit(p);
 }

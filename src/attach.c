@@ -285,12 +285,7 @@ static int open_and_load(struct attach *a)
 	 * a thread that exits leaves nothing parked behind, a process that
 	 * exits is no target, nor a generation, any more
 	 */
-	{
-		bool btf = attach_has_tp_btf(a, "sched_process_exit");
-
-		bpf_program__set_autoload(a->skel->progs.task_exit, btf);
-		bpf_program__set_autoload(a->skel->progs.task_exit_raw, !btf);
-	}
+	bpf_program__set_autoload(a->skel->progs.task_exit, true);
 	for (i = 0; i < p->nprobes; i++) {
 		const struct plan_probe *pp = &p->probes[i];
 
@@ -444,7 +439,6 @@ int attach_probes(struct attach *a)
 	int err, i;
 
 	err = attach_prog(a, a->skel->progs.task_exit);
-	err = err ? : attach_prog(a, a->skel->progs.task_exit_raw);
 	err = err ? : attach_prog(a, a->skel->progs.follow_fork);
 	err = err ? : attach_prog(a, a->skel->progs.on_exec);
 	err = err ? : attach_prog(a, a->skel->progs.on_mmap_exit);

@@ -127,11 +127,37 @@ check_status "join(): exit status" $? 0 "$TMP/j.err"
 check "join(args->argv): the words, blank-separated" grep -qx '/bin/echo one two three' "$TMP/j.out"
 check "join(args->argv, \",\")" grep -qx '/bin/echo,one,two,three' "$TMP/j.out"
 
+# -- a thread that exits leaves nothing parked -------------------------------
+# exit_group never returns: its parked entry must go when the process
+# exits (task_exit), or every exiting process leaks one inflight element
+scry_bg "$TMP/x.out" "$TMP/x.err" -d 4 'syscall:exit_group,read /comm == "true"/ { @n = count() }'
+for i in 1 2 3; do /bin/true; done
+sleep 0.5
+inflight=
+for id in $(owned_ids map $SCRY_PID); do
+	[ "$(bpftool map show id "$id" | awk 'NR == 1 { print $4 }')" = inflight ] &&
+		inflight=$(bpftool map dump id "$id" -j | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
+done
+check_eq "exit_group's parked entries are dropped at exit (inflight map)" "$inflight" 0
+wait_exit $SCRY_PID >/dev/null
+
 # -- errors that name the fix -----------------------------------------------
 expect "signal() needs --unsafe" 2 "^scry: signal\(\) sends signals to traced processes: allow it with --unsafe" \
 	-- "$SCRY" 'uprobe:libc:malloc { signal("SIGKILL") }'
-expect "fentry/kprobe here: no kprobes" 2 "^scry: this kernel has no kprobes" \
-	-- "$SCRY" 'kretprobe:vfs_read { @ = hist(retval) }'
+# kprobes: counted where the kernel has them (tests/vm), else refused
+if [ -e /sys/bus/event_source/devices/kprobe/type ]; then
+	"$SCRY" -q -c "dd if=/dev/zero of=/dev/null bs=1 count=100 status=none" \
+		'kprobe:vfs_read /arg2 == 1/ { @n = count() }
+		 kretprobe:vfs_read /arg2 == 1/ { @r[retval] = count() }
+		 fbt::vfs_read:return /arg2 == 1/ { @d[arg1] = count() }' \
+		>"$TMP/kp.out" 2>"$TMP/kp.err"
+	check_status "kprobe/kretprobe/fbt: exit status" $? 0 "$TMP/kp.err"
+	check "kprobe: 100 one-byte reads; kretprobe, fbt return: each returned 1" \
+		grep -Pzq '@n:\n +100\n\n@r:\n +1 +100\n\n@d:\n +1 +100\n' "$TMP/kp.out"
+else
+	expect "kretprobe here: no kprobes" 2 "^scry: this kernel has no kprobes" \
+		-- "$SCRY" 'kretprobe:vfs_read { @ = hist(retval) }'
+fi
 # fentry/fexit: counted where the kernel has trampolines, else refused
 # before anything loads (this host: EPERM), never the capability message
 "$SCRY" -q -c "dd if=/dev/zero of=/dev/null bs=1 count=100 status=none" \
