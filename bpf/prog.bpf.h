@@ -455,18 +455,18 @@ static __always_inline void scry_tp_str(void *ctx, __u32 c, __u32 f,
 	dst->flags = 0;
 }
 
-static __always_inline void scry_take_stacks(void *ctx, struct scry_scratch *s,
-					     const struct scry_uregs *ur,
-					     __u32 flags);
+/* scry_run() of a body stopped at SCRY_OP_STACKS: walk, then resume */
+#define SCRY_RUN_STACKS	2
 
 /*
  * Run clause @c's begin program (@begin: its result, true when empty)
- * or its body (returns 0). Malformed code, which plan.c never makes, is
- * counted and stops the clause.
+ * or its body from instruction @start (returns 0, or SCRY_RUN_STACKS at
+ * the stack walk, which the adapter does: scry_body()). Malformed code,
+ * which plan.c never makes, is counted and stops the clause.
  */
 static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 			       const struct scry_uregs *ur, __u32 c,
-			       bool begin)
+			       bool begin, __u32 start)
 {
 	const volatile struct scry_insn *code = begin ? clauses[c].begin :
 					       clauses[c].body;
@@ -478,7 +478,7 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 
 	if (code[0].op == SCRY_OP_END)
 		return 1;
-	for (i = 0; i < n; i++) {
+	for (i = start; i < n; i++) {
 		const volatile struct scry_insn *in = &code[i];
 		__u8 op = in->op;
 
@@ -697,8 +697,7 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 			scry_join(s, in->imm & (SCRY_MAX_OUTS - 1), VS(--sp));
 			break;
 		case SCRY_OP_STACKS:
-			scry_take_stacks(ctx, s, ur, clauses[c].flags);
-			break;
+			return SCRY_RUN_STACKS;
 		default:
 			goto bad;
 		}

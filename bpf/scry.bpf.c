@@ -91,13 +91,28 @@ static __always_inline struct scry_scratch *scry_event_start(__u32 c)
 	return s;
 }
 
+/*
+ * A clause's body, with the stack walk it asks for between its halves:
+ * here, not inside scry_run(), so that the deepest chain of calls (this
+ * program, the unwinder's step, its row search) does not also hold the
+ * interpreter's frame: 6.1's verifier allows 512 bytes for all of them.
+ */
+static __always_inline void scry_body(void *ctx, struct scry_scratch *s,
+				      const struct scry_uregs *ur, __u32 c)
+{
+	if (scry_run(ctx, s, ur, c, false, 0) != SCRY_RUN_STACKS)
+		return;
+	scry_take_stacks(ctx, s, ur, clauses[c].flags);
+	scry_run(ctx, s, ur, c, false, clauses[c].resume);
+}
+
 /* A probe with no end: one shot through both programs. */
 static __always_inline void scry_fire(void *ctx, struct scry_scratch *s,
 				      const struct scry_uregs *ur, __u32 c)
 {
-	if (!scry_run(ctx, s, ur, c, true))
+	if (!scry_run(ctx, s, ur, c, true, 0))
 		return;
-	scry_run(ctx, s, ur, c, false);
+	scry_body(ctx, s, ur, c);
 }
 
 /* The begin half of a probe with an end: park the event by thread. */
@@ -106,7 +121,7 @@ static __always_inline void scry_begin(void *ctx, struct scry_scratch *s,
 {
 	__u64 key = (__u64)c << 32 | s->ev.tid;
 
-	if (!scry_run(ctx, s, ur, c, true))
+	if (!scry_run(ctx, s, ur, c, true, 0))
 		return;
 	if (clauses[c].flags & SCRY_CL_STACKS_AT_BEGIN)
 		scry_take_stacks(ctx, s, ur, clauses[c].flags);
@@ -129,7 +144,7 @@ static __always_inline void scry_end(void *ctx, struct scry_scratch *s,
 	bpf_map_delete_elem(&inflight, &key);
 	s->ev.latency_ns = bpf_ktime_get_ns() - s->ev.ts_ns;
 	s->ev.retval = retval;
-	scry_run(ctx, s, ur, c, false);
+	scry_body(ctx, s, ur, c);
 }
 
 /* ---- offcpu: sched_switch ------------------------------------------- */

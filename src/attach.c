@@ -58,6 +58,9 @@ static void configure_program(struct attach *a)
 		d->fd_role = cl->fd_role;
 		memcpy(d->begin, cl->begin, sizeof(d->begin));
 		memcpy(d->body, cl->body, sizeof(d->body));
+		for (j = 0; j < cl->nbody; j++)
+			if (cl->body[j].op == SCRY_OP_STACKS)
+				d->resume = j + 1;
 		for (j = 0; j < cl->nprobes; j++)
 			for (k = 0; k < 8; k++)
 				d->syscall_set[k] |= p->probes[cl->first_probe

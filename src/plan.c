@@ -789,9 +789,10 @@ static int key_column(struct cc *c, const struct expr_node *k,
 
 		if (ret)
 			return ret;
+		/* what it read: retval, for DTrace's arg1 at fbt's :return */
+		col->src = c->code[c->n - 1].a;
 		c->n--;
 		c->sp--;
-		col->src = b->field;
 		return 0;
 	}
 	if (b && b->field == SCRY_F_COMM) {

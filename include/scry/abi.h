@@ -193,6 +193,8 @@ struct scry_tp_field {
 struct scry_clause_def {
 	__u32 flags;		/* SCRY_CL_* */
 	__u32 fd_role;		/* SCRY_CL_FDPATH: which fd (plan_fd_role) */
+	__u32 resume;		/* body: the instruction after SCRY_OP_STACKS */
+	__u32 pad;
 	__u64 syscall_set[8];	/* syscall clauses: the numbers, a bitmap */
 	struct scry_tp_field tp[SCRY_NARGS];	/* tracepoint args.FIELD */
 	struct scry_insn begin[SCRY_MAX_BEGIN_INSNS];

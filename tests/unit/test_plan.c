@@ -396,6 +396,13 @@ static void test_probe_parts(void)
 	      pl->p.probes[1].src == &source_end && pl->p.probes[1].at_end &&
 	      pl->p.clauses[0].special, "dtrace:::BEGIN, dtrace:::END");
 	done(pl);
+	pl = plan_ok("fbt::f:return { @a[arg1] = count() } syscall::read:return "
+		     "{ @b[arg0, arg2] = count() }");
+	CHECK(!pl->ret && pl->p.keyspecs[0].src[0] == SCRY_F_RETVAL &&
+	      pl->p.keyspecs[1].src[0] == SCRY_F_RETVAL &&
+	      pl->p.keyspecs[1].src[1] == SCRY_F_ARG2,
+	      "DTrace :return keys: arg0/arg1 are retval, arg2 stays");
+	done(pl);
 	pl = plan_ok("interval:ms:250");
 	CHECK(!pl->ret && pl->p.probes[0].period == 250000000 &&
 	      pl->p.probes[0].one_cpu, "interval:ms:250");
