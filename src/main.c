@@ -17,6 +17,7 @@
 #include <scry/cmd.h>
 #include <scry/expr.h>
 #include <scry/format.h>
+#include <scry/kernel.h>
 #include <scry/list.h>
 #include <scry/log.h>
 #include <scry/plan.h>
@@ -702,13 +703,7 @@ static int check_system(void)
 			"CAP_PERFMON); run with sudo");
 		return -EPERM;
 	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		log_err("this kernel has no BTF (/sys/kernel/btf/vmlinux: %s): "
-			"scry needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
-			strerror(errno));
-		return -ENOENT;
-	}
-	return 0;
+	return kernel_check();
 }
 
 int main(int argc, char **argv)
