@@ -7,6 +7,8 @@ pkgs=(make gcc g++ clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev
       python3 python3-jsonschema libxml2-utils
       scdoc groff-base strace golang-go libzstd-dev liblzma-dev libbz2-dev
       chromium libjemalloc2 libtcmalloc-minimal4 linux-perf bpftrace)
+# make vmtest: qemu, and busybox, cpio and xz for its initramfs
+pkgs+=(qemu-system-x86 busybox-static cpio xz-utils)
 # node and npm, for the browser test's playwright-core (which wants node
 # 20, as these machines have): Debian's only when there is none
 command -v node >/dev/null || pkgs+=(nodejs)

@@ -72,12 +72,15 @@ check_range() {
 
 # wait_for FILE PATTERN [SECONDS]: wait until FILE contains PATTERN
 wait_for() {
-	local i
-	for ((i = 0; i < ${3:-10} * 20; i++)); do
+	# a deadline, not a count of tries: under emulation (make vmtest) one
+	# grep takes longer than the 50 ms sleep, and counted tries stretched
+	# a 30 s wait past 300 s
+	local end=$((SECONDS + ${3:-10}))
+	while [ $SECONDS -lt $end ]; do
 		grep -q -- "$2" "$1" 2>/dev/null && return 0
 		sleep 0.05
 	done
-	return 1
+	grep -q -- "$2" "$1" 2>/dev/null
 }
 
 # Start scry in the background: scry_bg OUT ERR ARGS...; sets SCRY_PID.
