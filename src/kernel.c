@@ -35,6 +35,9 @@ static const struct kernel_feature {
 	/* stack walks (frame pointer, DWARF) and the fd-path walk */
 	{ "bpf_loop", "5.17", .helper = BPF_FUNC_loop,
 	  .prog = BPF_PROG_TYPE_RAW_TRACEPOINT },
+	/* a user frame's file and offset, from the kernel's mappings */
+	{ "bpf_find_vma", "5.17", .helper = BPF_FUNC_find_vma,
+	  .prog = BPF_PROG_TYPE_RAW_TRACEPOINT },
 	/* user registers of a task: off-CPU, profile and tracepoint stacks */
 	{ "bpf_task_pt_regs", "5.15", .helper = BPF_FUNC_task_pt_regs,
 	  .prog = BPF_PROG_TYPE_RAW_TRACEPOINT },

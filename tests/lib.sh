@@ -70,7 +70,8 @@ check_range() {
 	fi
 }
 
-# wait_for FILE PATTERN [SECONDS]: wait until FILE contains PATTERN
+# wait_for FILE PATTERN [SECONDS [PID]]: wait until FILE contains PATTERN
+# (false after SECONDS, 10 by default, or once process PID is gone)
 wait_for() {
 	# a deadline, not a count of tries: under emulation (make vmtest) one
 	# grep takes longer than the 50 ms sleep, and counted tries stretched
@@ -78,6 +79,7 @@ wait_for() {
 	local end=$((SECONDS + ${3:-10}))
 	while [ $SECONDS -lt $end ]; do
 		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		[ -n "${4:-}" ] && ! kill -0 "$4" 2>/dev/null && break
 		sleep 0.05
 	done
 	grep -q -- "$2" "$1" 2>/dev/null
@@ -96,7 +98,8 @@ scry_bg() {
 	"$SCRY" "$@" >>"$out" 2>>"$err" &
 	SCRY_PID=$!
 	CLEANUP+=("kill -9 $SCRY_PID")
-	wait_for "$err" "tracing" 30 && return 0
+	# a scry that failed to start has exited: no use waiting the 30 s
+	wait_for "$err" "tracing" 30 $SCRY_PID && return 0
 	echo "# scry $* did not start tracing within 30 s; its stderr:"
 	sed 's/^/#   /' "$err" | head -20
 	return 1

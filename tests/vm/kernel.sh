@@ -16,7 +16,7 @@ if [ "${SCRY_VM_EXPECT:-supported}" = too-old ]; then
 	check_eq "too old: scry exits 1" $rc 1
 	# every feature of src/kernel.c's table came after 5.10
 	check "too old: one line naming this kernel, what it lacks, Linux 5.17" \
-		grep -qxF "scry: this kernel ($(uname -r)) lacks bpf_loop (Linux 5.17), bpf_task_pt_regs (Linux 5.15), bpf_get_attach_cookie (Linux 5.15), bpf_get_current_task_btf (Linux 5.11), BPF task storage (Linux 5.11): scry needs Linux 5.17 or later" "$TMP/o.err"
+		grep -qxF "scry: this kernel ($(uname -r)) lacks bpf_loop (Linux 5.17), bpf_find_vma (Linux 5.17), bpf_task_pt_regs (Linux 5.15), bpf_get_attach_cookie (Linux 5.15), bpf_get_current_task_btf (Linux 5.11), BPF task storage (Linux 5.11): scry needs Linux 5.17 or later" "$TMP/o.err"
 	check_eq "too old: nothing else on stderr" "$(wc -l <"$TMP/o.err")" 1
 	sed 's/^/#   /' "$TMP/o.err"
 else
