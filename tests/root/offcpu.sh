@@ -136,24 +136,32 @@ check "--folded: root frame is comm, the user stack, kernel frames end in _[k]" 
 check_eq "--folded: every line is FRAMES COUNT with no empty frame" \
 	"$(grep -Evc '^[^ ;][^;]*(;[^;]+)* [0-9]+$' "$TMP/f.out")" 0
 
-# --min-block: two scry on the same process, one filtered: the filtered
-# one keeps exactly the periods the other saw at >= 2^25 ns. The bound
-# 33554 us is 432 ns below 2^25 ns: a period in that window would be kept
-# but bucketed below (possible, never seen: 432 ns of a 10 ms sleep's
-# wake-up delay).
+# --min-block: three scry on the same process, two filtered: each
+# filtered one keeps exactly the periods the unfiltered one saw in the
+# buckets from its bound up. The bounds sit just under a bucket's (33554
+# us is 432 ns under 2^25 ns, 16777 us 216 ns under 2^24 ns): a period in
+# those few hundred nanoseconds would be kept but bucketed below (never
+# seen). 16777 us also tells a bound off by half (the 10 ms sleeps would
+# pass), 33554 us one off by double (the 50 ms sleeps would not).
 mkfifo "$TMP/mgate"
 start_gated wl "$WL/offcpu_wl" $N $M "$TMP/mgate"
 scry_bg "$TMP/all.out" "$TMP/all.err" offcpu -p $wl
 all_pid=$SCRY_PID
+scry_bg "$TMP/m24.out" "$TMP/m24.err" offcpu --min-block 16777 -p $wl
+m24_pid=$SCRY_PID
 scry_bg "$TMP/m.out" "$TMP/m.err" offcpu --min-block 33554 -p $wl
 open_gate "$TMP/mgate"
 wait_exit $wl
 wait_exit $all_pid
+wait_exit $m24_pid
 wait_exit $SCRY_PID
 check_status "--min-block: exit status" $? 0 "$TMP/m.err"
-read -r want_in want_out <<<"$(count "$TMP/all.out" '' 33554432)"
-check_eq "--min-block 33554: exactly the periods an unfiltered run saw at >= 33554432 ns ($want_in of $((want_in + want_out)))" \
-	"$(count "$TMP/m.out" '' 33554432)" "$want_in 0" "$TMP/m.out"
+for b in 33554:33554432:m 16777:16777216:m24; do
+	IFS=: read -r us ns f <<<"$b"
+	read -r want_in want_out <<<"$(count "$TMP/all.out" '' $ns)"
+	check_eq "--min-block $us: exactly the periods an unfiltered run saw at >= $ns ns ($want_in of $((want_in + want_out)))" \
+		"$(count "$TMP/$f.out" '' $ns)" "$want_in 0" "$TMP/$f.out"
+done
 # (compared with what the unfiltered scry saw, not with M: the period
 # both may miss is tests/pending/offcpu_switches.sh)
 check_eq "--min-block 33554: the 50 ms sleeps stay, the 10 ms ones are gone" \
@@ -161,10 +169,10 @@ check_eq "--min-block 33554: the 50 ms sleeps stay, the 10 ms ones are gone" \
 	"$(count "$TMP/all.out" "^$SLEEP_K.*sleep_long" 0) 0 0"
 check_lossy "--min-block: the unfiltered scry saw the $M 50 ms sleeps" \
 	"$(count "$TMP/all.out" "^$SLEEP_K.*sleep_long" 33554432 | cut -d' ' -f1)" $M
-# two programs on sched_switch: the tracepoint calls them through
+# three programs on sched_switch: the tracepoint calls them through
 # __traceiter_sched_switch, which is scry's frame, not the kernel's
-check_eq "two scry at once: no tracepoint iterator or BPF frames in kernel stacks" \
-	"$(cat "$TMP/all.out" "$TMP/m.out" | grep -Ec 'bpf_prog_|bpf_trace_run|__bpf_trace|__traceiter_|trace_call_bpf')" 0
+check_eq "several scry at once: no tracepoint iterator or BPF frames in kernel stacks" \
+	"$(cat "$TMP/all.out" "$TMP/m.out" "$TMP/m24.out" | grep -Ec 'bpf_prog_|bpf_trace_run|__bpf_trace|__traceiter_|trace_call_bpf')" 0
 
 # --state: S and D through state_wl vfork: the parent waits for each
 # vfork child in state D (TASK_KILLABLE) in kernel_clone; each child
