@@ -475,6 +475,26 @@ static int load_syms(struct obj *o, struct symtab *t, struct elf_file **dbg)
 	return err;
 }
 
+/*
+ * The entry point is _start by the ABI's convention, and every process's
+ * stack ends there; a stripped file (Debian's ld.so: the first code of
+ * every dynamically linked process) has no symbol for it. Name it, unless
+ * a symbol already covers it.
+ */
+static void name_entry(const struct obj *o, struct symtab *t)
+{
+	const GElf_Ehdr *eh = elf_file_ehdr(o->elf);
+	const struct symtab_sym *y;
+
+	if (!eh || !eh->e_entry)
+		return;
+	y = symtab_find(t, eh->e_entry);
+	if (y && (y->size || y->addr == eh->e_entry))
+		return;
+	if (!symtab_add(t, eh->e_entry, 0, "_start", 6, 3, 0))
+		symtab_finish(t);
+}
+
 const struct symtab *obj_symtab(struct obj *o)
 {
 	struct symtab t = {};
@@ -497,8 +517,10 @@ const struct symtab *obj_symtab(struct obj *o)
 			return NULL;
 		}
 		symtab_finish(&t);
-		if (!o->vdso)
+		if (!o->vdso) {
+			name_entry(o, &t);
 			o->cache->symtabs++;
+		}
 	}
 	o->syms = t;
 	o->dbg = dbg;

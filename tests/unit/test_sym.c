@@ -233,6 +233,28 @@ static void test_libc(struct syms *s)
 	dlclose(h);
 }
 
+/*
+ * Debian's ld.so has no symbol for its entry point, where every
+ * dynamically linked process's stack begins: it is named _start.
+ */
+static void test_entry(struct syms *s)
+{
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)getauxval(AT_BASE);
+	struct report_frame fr;
+	int n;
+
+	CHECK(eh != NULL, "entry: ld.so's base (AT_BASE)");
+	if (!eh)
+		return;
+	/* the return address of _start's call to _dl_start */
+	n = syms_user(s, getpid(), (__u64)(uintptr_t)eh + eh->e_entry + 8,
+		      &fr, 1);
+	CHECK_INT(n, 1, "entry: one frame");
+	CHECK_STR(fr.sym, "_start", "entry: ld.so's entry point is _start");
+	CHECK_INT(fr.off, 8, "entry: _start+8");
+	syms_frame_clear(&fr);
+}
+
 static void test_dead_child(void)
 {
 	__u64 target = addr_of((void *)sym_test_target) + 5;
@@ -1173,6 +1195,7 @@ int main(int argc, char **argv)
 		return CHECK_DONE();
 	test_self(s);
 	test_libc(s);
+	test_entry(s);
 	test_shared(s);
 	test_dead_child();
 	test_deleted_binary();
