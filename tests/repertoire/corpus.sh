@@ -181,9 +181,12 @@ entry funclatency lbt map "$LW" \
 	"uprobe:$LANGFN { @s[tid] = nsecs; } uretprobe:$LANGFN /@s[tid]/ { @n = count(); delete(@s[tid]); }" \
 	'@n 10'
 entry filetop lbt run "$WL/read_wl pipe_delay 10" read - 'ran'
+# (system-wide, -a, as the tool is: a wakeup fires in the waker's
+# context, which is rarely the command's own)
 entry runqlat lbt run "$OW" \
 	'tracepoint:sched:sched_wakeup { @q[args->pid] = nsecs; } tracepoint:sched:sched_switch { $ns = @q[args->next_pid]; if ($ns) { @usecs = hist((nsecs - $ns) / 1000); } delete(@q[args->next_pid]); }' \
-	- 'ran'
+	'tracepoint:sched:sched_wakeup { @q[args->pid] = nsecs; } tracepoint:sched:sched_switch { $ns = @q[args->next_pid]; if ($ns) { @usecs = hist((nsecs - $ns) / 1000); } delete(@q[args->next_pid]); }' \
+	ran
 entry memleak lbt map "$MW" \
 	"uprobe:libc:malloc /pid == cpid && comm == \"malloc_wl\" && arg0 == 1048576/ { @size[tid] = arg0; } uretprobe:libc:malloc /@size[tid]/ { @mem[retval] = @size[tid]; @total = sum(@size[tid]); delete(@size[tid]); } uprobe:libc:free /@mem[arg0]/ { @freed = sum(@mem[arg0]); delete(@mem[arg0]); }" \
 	"uprobe:$LIBC:malloc /pid == cpid && comm == \"malloc_wl\" && arg0 == 1048576/ { @size[tid] = arg0; } uretprobe:$LIBC:malloc /@size[tid]/ { @mem[retval] = @size[tid]; @total = sum(@size[tid]); delete(@size[tid]); } uprobe:$LIBC:free /@mem[arg0]/ { @freed = sum(@mem[arg0]); delete(@mem[arg0]); }" \
