@@ -111,13 +111,13 @@ frames3() {
 		if (n++ < 3) key = key (key == "" ? "" : ";") f; next }
 	/^ +[0-9]+$/ { print key "\t" $1; key = ""; n = 0 }' "$1" | sort
 }
-gated_c "$TMP/s.out" "$TMP/s.err" "$H syms" "uprobe:$H:leaf { @[ustack] = count() }"
+run_c "$TMP/s.out" "$TMP/s.err" "$H syms" "uprobe:$H:leaf { @[ustack] = count() }"
 check_status "stacks: runs" $? 0 "$TMP/s.err"
 check_eq "stacks: hostile frames escaped in text, exact counts" \
 	"$(frames3 "$TMP/s.out")" \
 	"$(printf 'hw`leaf;hw`%s;hw`syms\t%s\n' 'c1\xc2\x9b31m\xff' 6 \
 		'evil\x1b]2;PWN\x07sym' 5 'nl_sym\nFAKE 999 x' 7)"
-gated_c "$TMP/f.out" "$TMP/f.err" "$H syms" --folded "uprobe:$H:leaf { @[ustack] = count() }"
+run_c "$TMP/f.out" "$TMP/f.err" "$H syms" --folded "uprobe:$H:leaf { @[ustack] = count() }"
 check_status "folded stacks: runs" $? 0 "$TMP/f.err"
 check_eq "folded stacks: hostile frames escaped, ';' of a name as ':'" \
 	"$(sed -E 's/.*;(syms;[^;]*;leaf [0-9]+)$/\1/' "$TMP/f.out" | sort)" \

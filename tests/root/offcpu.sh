@@ -86,14 +86,16 @@ check_sleeps() {	# LABEL FILE REPORT USER-SHORT-REGEX USER-LONG-REGEX
 		grep -qx 'off-CPU time (ns) by kernel stack, user stack, comm:' "$f"
 }
 
-# -c: run the command, stop when it exits. The gate (until issue 10)
-# hides stacks taken before the new process's tables are loaded, so only
-# the functions are asserted here; tests/root/cmd_stacks.sh asserts whole
-# stacks of ungated commands.
-WL_REPORT=$TMP/c.wl gated_c "$TMP/c.out" "$TMP/c.err" "$WL/offcpu_wl $N $M" offcpu
+# -c: run the command, ungated, stop when it exits. The command runs
+# from its first instruction; its stacks are whole all the same, one row
+# per logical stack (scry holds it at exec until its tables are in).
+WL_REPORT=$TMP/c.wl run_c "$TMP/c.out" "$TMP/c.err" "$WL/offcpu_wl $N $M" offcpu
 check_status "-c: exit status" $? 0 "$TMP/c.err"
-check_sleeps "-c" "$TMP/c.out" "$TMP/c.wl" 'offcpu_wl`sleep_short;.*offcpu_wl`main;.*;offcpu_wl$' \
-	'offcpu_wl`sleep_long;.*offcpu_wl`main;.*;offcpu_wl$'
+check_sleeps "-c" "$TMP/c.out" "$TMP/c.wl" "$KERN_END$USER_SHORT" "$KERN_END$USER_LONG"
+check_eq "-c: one row per logical stack (sleep_short, sleep_long)" \
+	"$(nrows "$TMP/c.out" "^$SLEEP_K.*$KERN_END$USER_SHORT") $(nrows "$TMP/c.out" "^$SLEEP_K.*$KERN_END$USER_LONG")" "1 1" "$TMP/c.out"
+check_eq "-c: nothing lost or degraded (stderr is the banner only)" \
+	"$(grep -vc '^scry: tracing' "$TMP/c.err")" 0 "$TMP/c.err"
 
 # -p: attach to a running process, stop when it exits; it exits before
 # scry prints, so symbols must come from the mappings captured earlier.
@@ -116,7 +118,7 @@ check_eq "-p: nothing lost or degraded (stderr is the banner only)" \
 # The sleeps of a phase add up to at least its voluntary switches x the
 # nap and at most its wall time; each line may round by half a
 # microsecond.
-WL_REPORT=$TMP/f.wl gated_c "$TMP/f.out" "$TMP/f.err" "$WL/offcpu_wl $N $M" offcpu --folded
+WL_REPORT=$TMP/f.wl run_c "$TMP/f.out" "$TMP/f.err" "$WL/offcpu_wl $N $M" offcpu --folded
 check_status "--folded: exit status" $? 0 "$TMP/f.err"
 folded_sum() {	# FUNCTION: "SUM LINES" of the voluntary sleeps under FUNCTION
 	awk -v fn="$1" 'index($0, ";" fn ";") && /;do_nanosleep_\[k\];schedule_\[k\];__schedule_\[k\] [0-9]+$/ {

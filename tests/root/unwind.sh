@@ -9,24 +9,17 @@
 UWL=$WL/unwind_wl
 PY=/usr/bin/python3
 
-# gated MODE OUT JSON ARGS...: run "unwind_wl MODE OUT GATE" under scry -c,
-# and open the gate once scry is tracing and has read the new process's
-# mappings and tables (a process's first few milliseconds can outrun that:
-# those stacks fall back to frame pointers, and are counted)
-n_gate=0
-gated() {
+# under_c MODE OUT JSON ARGS...: scry ARGS -c "unwind_wl MODE OUT", ungated:
+# backtrace() is taken from the process's first moments, and scry's stack
+# must equal it all the same
+under_c() {
 	local mode=$1 out=$2 json=$3
 	shift 3
-	n_gate=$((n_gate + 1))
-	mkfifo "$TMP/g$n_gate"
-	scry_bg "$json" "$json.err" -c "$UWL $mode $out $TMP/g$n_gate" "$@"
-	sleep 0.3
-	open_gate "$TMP/g$n_gate"
-	wait_exit $SCRY_PID
+	"$SCRY" -c "$UWL $mode $out" "$@" >"$json" 2>"$json.err"
 }
 
 # uprobe on malloc(777), called from record() inside qsort's comparator
-gated qsort "$TMP/bt" "$TMP/m.json" --json \
+under_c qsort "$TMP/bt" "$TMP/m.json" --json \
 	'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
 check_status "dwarf uprobe: exit status" $? 0 "$TMP/m.json.err"
 read -r rows events matched frames last <<<"$(compare_bt "$TMP/m.json" "$TMP/bt")"
@@ -36,27 +29,27 @@ check_eq "dwarf uprobe: its stack equals backtrace()'s frame for frame" "$matche
 check_eq "dwarf uprobe: malloc + record + backtrace()'s $((bt_n - 1)) callers" "$frames" $((bt_n + 1))
 check_eq "dwarf uprobe: the stack ends at _start" "$last" _start
 
-gated qsort "$TMP/bt2" "$TMP/fp.json" --json --unwind=fp \
+under_c qsort "$TMP/bt2" "$TMP/fp.json" --json --unwind=fp \
 	'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
 read -r rows events matched frames last <<<"$(compare_bt "$TMP/fp.json" "$TMP/bt2")"
 check "--unwind=fp (negative control): shorter than backtrace() ($frames frames)" test "$frames" -lt "$bt_n"
 
 # --unwind=dwarf: DWARF tables, named explicitly (auto is the default)
-gated qsort "$TMP/bt4" "$TMP/dw.json" --json --unwind=dwarf \
+under_c qsort "$TMP/bt4" "$TMP/dw.json" --json --unwind=dwarf \
 	'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
 read -r rows events matched frames last <<<"$(compare_bt "$TMP/dw.json" "$TMP/bt4")"
 check_eq "--unwind=dwarf: one row, equal to backtrace(), ends at _start" "$rows $events $matched $last" "1 1 1 _start"
 expect "--unwind=bogus" 2 "^scry: --unwind: unknown method 'bogus' \(auto, dwarf, fp\)$" -- "$SCRY" --unwind=bogus offcpu -d 1
 
 # a signal handler's stack crosses the kernel's signal frame (__restore_rt)
-gated signal "$TMP/bts" "$TMP/s.json" --json \
+under_c signal "$TMP/bts" "$TMP/s.json" --json \
 	'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
 read -r rows events matched frames last <<<"$(compare_bt "$TMP/s.json" "$TMP/bts")"
 check_eq "dwarf through a signal frame: equals backtrace()" "$matched/$events" 1/1
 check_eq "dwarf through a signal frame: ends at _start" "$last" _start
 
 # 300 deep: truncation is flagged, not garbage
-gated "deep 300" "$TMP/btd" "$TMP/d.json" --json \
+under_c "deep 300" "$TMP/btd" "$TMP/d.json" --json \
 	'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
 # (SCRY_MAX_FRAMES = 127 return addresses; none of dive's frames is
 # inlined, so exactly 127 frames)
@@ -140,18 +133,18 @@ wait_exit $SCRY_PID
 check "deleted binary: its frames still have names (doomed_wl\`sleep_short)" grep -q 'doomed_wl`sleep_short' "$TMP/x.out"
 
 # --stats reports the table memory
-gated qsort "$TMP/bt3" "$TMP/st.out" --stats 'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
+under_c qsort "$TMP/bt3" "$TMP/st.out" --stats 'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
 check "--stats: table memory reported" grep -Eq '^scry: unwind tables: [0-9]+ files, .* MiB of' "$TMP/st.out.err"
 
 # a library dlopen'ed after tracing started, built without frame pointers
-gated_c "$TMP/dl.folded" "$TMP/dl.err" "$WL/dl_wl dlopen $WL/libdlwl.so" \
+run_c "$TMP/dl.folded" "$TMP/dl.err" "$WL/dl_wl dlopen $WL/libdlwl.so" \
 	--folded 'uprobe:libc:malloc /arg0 == 999/ { @[ustack] = count() }'
 check_eq "dlopen'ed library: _start;...;main;lib_fn;lib_leaf;malloc, once" \
 	"$(grep -c '^_start;.*;main;lib_fn;lib_leaf;malloc 1$' "$TMP/dl.folded")" 1
 
 # a second thread: its stack ends in libc's thread start (start_thread,
 # clone3 when libc's debug symbols are installed), not in garbage
-gated_c "$TMP/th.json" "$TMP/th.err" "$WL/dl_wl thread" \
+run_c "$TMP/th.json" "$TMP/th.err" "$WL/dl_wl thread" \
 	--json 'uprobe:libc:malloc /arg0 == 888/ { @[ustack] = count() }'
 check_eq "thread: malloc <- thread_fn <- libc's two thread-start frames, nothing after" \
 	"$($PY - "$TMP/th.json" <<'PYEOF'

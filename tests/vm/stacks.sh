@@ -18,35 +18,35 @@ sum_of() {	# FILE REGEX: summed values of the folded lines matching REGEX
 
 # scry malloc as a user runs it (-c, no gate): bytes per stack
 "$SCRY" malloc -q --folded -c "$MWL sizes" >"$TMP/m.folded" 2>"$TMP/m.err"
-check_status "malloc -c without a gate: exit status" $? 0 "$TMP/m.err"
+check_status "malloc -c ungated: exit status" $? 0 "$TMP/m.err"
 cmp_calls=$(grep -o 'cmp_calls=[0-9]*' "$TMP/m.folded" | cut -d= -f2)
-check_eq "malloc -c (no gate): 4800000 bytes from small_allocs" \
+check_eq "malloc -c (ungated): 4800000 bytes from small_allocs" \
 	"$(sum_of "$TMP/m.folded" ';small_allocs;malloc ')" 4800000
-check_eq "malloc -c (no gate): 209715200 bytes from big_allocs" \
+check_eq "malloc -c (ungated): 209715200 bytes from big_allocs" \
 	"$(sum_of "$TMP/m.folded" ';big_allocs;malloc ')" 209715200
-check_eq "malloc -c (no gate): 24 B x $cmp_calls comparisons from cmp_alloc" \
+check_eq "malloc -c (ungated): 24 B x $cmp_calls comparisons from cmp_alloc" \
 	"$(sum_of "$TMP/m.folded" ';cmp;cmp_alloc;malloc ')" $((cmp_calls * 24))
 # (bytes per size: the calls whose stacks are complete)
-check_eq "malloc -c (no gate): every stack complete to _start (small_allocs, big_allocs, cmp_alloc calls)" \
+check_eq "malloc -c (ungated): every stack complete to _start (small_allocs, big_allocs, cmp_alloc calls)" \
 	"$(($(sum_of "$TMP/m.folded" "${START}small_allocs;malloc ") / 48)) $(($(sum_of "$TMP/m.folded" "${START}big_allocs;malloc ") / 1048576)) $(($(sum_of "$TMP/m.folded" "${START}sort_some;qsort_r;.*;cmp;cmp_alloc;malloc ") / 24))" \
 	"100000 200 $cmp_calls"
 sed 's/^/#   /' "$TMP/m.err"
 
-# gated: the process's tables are loaded before its first malloc; the
-# 100000 small ones are filtered out in the kernel, before any walk (the
-# walks are what an emulated CPU is slow at)
-gated_c "$TMP/d.folded" "$TMP/d.err" "$MWL sizes" --folded 'uprobe:libc:malloc /arg0 != 48/ { @[ustack] = count() }'
-check_status "dwarf, gated: exit status" $? 0 "$TMP/d.err"
-check_eq "dwarf, gated: 200 big_allocs calls, _start to malloc" \
+# DWARF stacks of the calls the predicate keeps: the 100000 small ones
+# are filtered out in the kernel, before any walk (the walks are what an
+# emulated CPU is slow at)
+run_c "$TMP/d.folded" "$TMP/d.err" "$MWL sizes" --folded 'uprobe:libc:malloc /arg0 != 48/ { @[ustack] = count() }'
+check_status "dwarf, -c: exit status" $? 0 "$TMP/d.err"
+check_eq "dwarf, -c: 200 big_allocs calls, _start to malloc" \
 	"$(sum_of "$TMP/d.folded" "${START}big_allocs;malloc ")" 200
-check_eq "dwarf, gated: $cmp_calls cmp_alloc calls through qsort, _start to malloc" \
+check_eq "dwarf, -c: $cmp_calls cmp_alloc calls through qsort, _start to malloc" \
 	"$(sum_of "$TMP/d.folded" "${START}sort_some;qsort_r;.*;cmp;cmp_alloc;malloc ")" "$cmp_calls"
-check_eq "dwarf, gated: no small_allocs call passed the predicate" \
+check_eq "dwarf, -c: no small_allocs call passed the predicate" \
 	"$(sum_of "$TMP/d.folded" ';small_allocs;malloc ')" 0
 
 # frame pointers: exact through malloc_wl's own frames (the walk ends in
 # libc's start, which has none)
-gated_c "$TMP/f.folded" "$TMP/f.err" "$MWL sizes" --unwind=fp --folded 'uprobe:libc:malloc { @[ustack] = count() }'
+run_c "$TMP/f.folded" "$TMP/f.err" "$MWL sizes" --unwind=fp --folded 'uprobe:libc:malloc { @[ustack] = count() }'
 check_status "--unwind=fp: exit status" $? 0 "$TMP/f.err"
 check_eq "--unwind=fp: 100000 small_allocs calls, main;small_allocs;malloc" \
 	"$(sum_of "$TMP/f.folded" '(^|;)main;small_allocs;malloc ')" 100000
@@ -55,11 +55,8 @@ check_eq "--unwind=fp: 200 big_allocs calls, main;big_allocs;malloc" \
 
 # perf samples (user mode: the sample's registers; in the kernel:
 # bpf_task_pt_regs) in a comparator without frame pointers
-mkfifo "$TMP/gp"
-scry_bg "$TMP/p.folded" "$TMP/p.err" profile -F 499 --folded -c "$WL/unwind_wl spin 2 $TMP/gp"
-sleep 0.3
-open_gate "$TMP/gp"
-wait_exit $SCRY_PID
+run_c "$TMP/p.folded" "$TMP/p.err" "$WL/unwind_wl spin 2" profile -F 499 --folded
+check_status "profile -c: exit status" $? 0 "$TMP/p.err"
 all=$(sum_of "$TMP/p.folded" ';cmp(;|_\[i\]| )')
 full=$(sum_of "$TMP/p.folded" '^unwind_wl;_start;__libc_start_main;[^;]+;main;sort_some;qsort_r;.*;cmp(;|_\[i\]| )')
 check "profile, dwarf: samples in the comparator ($all)" test "$all" -gt 100
