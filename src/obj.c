@@ -479,8 +479,12 @@ static int load_syms(struct obj *o, struct symtab *t, struct elf_file **dbg)
  * The entry point is _start by the ABI's convention, and every process's
  * stack ends there; a stripped file (Debian's ld.so: the first code of
  * every dynamically linked process) has no symbol for it. Name it, unless
- * a symbol already covers it.
+ * a symbol already covers it, over the few bytes x86-64's _start spans
+ * (glibc's crt1: 38 bytes to its hlt; ld.so's: the call to _dl_start
+ * returns at +8), so that the code after it in a stripped file stays
+ * module+offset rather than a far "_start+0x5b7".
  */
+#define ENTRY_SIZE 48
 static void name_entry(const struct obj *o, struct symtab *t)
 {
 	const GElf_Ehdr *eh = elf_file_ehdr(o->elf);
@@ -491,7 +495,7 @@ static void name_entry(const struct obj *o, struct symtab *t)
 	y = symtab_find(t, eh->e_entry);
 	if (y && (y->size || y->addr == eh->e_entry))
 		return;
-	if (!symtab_add(t, eh->e_entry, 0, "_start", 6, 3, 0))
+	if (!symtab_add(t, eh->e_entry, ENTRY_SIZE, "_start", 6, 3, 0))
 		symtab_finish(t);
 }
 

@@ -188,7 +188,8 @@ for run in 1 2; do
 	"$SCRY" -q -c "$TMP/mwl_stripped rate 10" \
 		'uprobe:libc:malloc /arg0 == 16/ { @[ustack] = count() }' >"$TMP/strip$run.out" 2>&1
 done
-check "stripped binary: frames as module\`+0xOFFSET" \
-	grep -Eq '^ +mwl_stripped`\+0x[0-9a-f]+$' "$TMP/strip1.out"
+check_eq "stripped binary: frames as module\`+0xOFFSET, the entry point as _start" \
+	"$(grep -o 'mwl_stripped`.*' "$TMP/strip1.out" | sed 's/0x[0-9a-f]*$/0xOFF/' | paste -sd' ')" \
+	"mwl_stripped\`+0xOFF mwl_stripped\`+0xOFF mwl_stripped\`_start+0xOFF" "$TMP/strip1.out"
 check_eq "stripped binary: the same offsets in two runs (ASLR does not show)" \
 	"$(grep 'mwl_stripped`' "$TMP/strip1.out")" "$(grep 'mwl_stripped`' "$TMP/strip2.out")"
