@@ -4,7 +4,7 @@
  * CLOCK_MONOTONIC, so bench/run never parses tool-specific timing output.
  *
  *   launch -o OUT -e ERR [-m MARKER] [-g FIFO] [-w FILE] [-s SECS] [-k]
- *          [-T SECS] -- CMD [ARGS...]
+ *          [-T SECS] [-p PIDFILE] [-r RSSFILE] -- CMD [ARGS...]
  *
  *   -o/-e   where CMD's stdout/stderr go (read through pipes, so a tracer
  *           that writes its answer to a pipe pays what it pays in real use)
@@ -15,11 +15,16 @@
  *   -k      then SIGINT CMD ("stop"); the time to its exit is the drain
  *   -T      kill CMD after SECS in all (default 300): a hung tool fails the
  *           cell instead of the whole benchmark
+ *   -p      write CMD's pid to PIDFILE once it runs (for samplers beside it)
+ *   -r      append "SECS RSS_KB CPU_S" to RSSFILE every second: CMD's VmRSS
+ *           and CPU time (user + system, all its threads) so far: a long
+ *           run's growth and steady cost, which its peak and total hide
  *
  * Prints one line: launch_ns marker_ns stop_ns exit_ns maxrss_kb status
- * (0 for a phase that did not happen; status is the exit code, 128+signal,
- * or -1 on timeout). maxrss_kb is wait4()'s ru_maxrss of CMD: the peak RSS
- * of CMD itself or of the largest descendant it waited for.
+ * cpu_us (0 for a phase that did not happen; status is the exit code,
+ * 128+signal, or -1 on timeout). maxrss_kb is wait4()'s ru_maxrss of CMD:
+ * the peak RSS of CMD itself or of the largest descendant it waited for;
+ * cpu_us its user + system time and that of the descendants it waited for.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +51,36 @@ static void die(const char *what)
 {
 	perror(what);
 	exit(99);
+}
+
+/* CMD's VmRSS in KiB and CPU seconds from /proc; false once it is gone */
+static int sample(pid_t pid, long *kb, double *cpu_s)
+{
+	char path[64], line[1024], *p;
+	unsigned long ut, st;
+	FILE *f;
+
+	*kb = -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld", kb) == 1)
+			break;
+	fclose(f);
+	/* utime and stime are fields 14 and 15, after the ")" of comm */
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			 "%lu %lu", &ut, &st) != 2)
+		return 0;
+	*cpu_s = (double)(ut + st) / sysconf(_SC_CLK_TCK);
+	return *kb >= 0;
 }
 
 static int file_ready(const char *path)
@@ -98,7 +133,10 @@ static int pump(struct stream *s, const char *marker)
 int main(int argc, char **argv)
 {
 	const char *out = "/dev/null", *err = "/dev/null", *marker = NULL;
-	const char *gate = NULL, *wait_file = NULL;
+	const char *gate = NULL, *wait_file = NULL, *pid_file = NULL;
+	const char *rss_file = NULL;
+	FILE *rss_out = NULL;
+	long long t_sample = 0;
 	double settle = 0, limit = 300;
 	int kill_it = 0, opt, po[2], pe[2], status = 0, ws;
 	long long t_launch, t_marker = 0, t_stop = 0, t_exit, t_settle = 0;
@@ -107,7 +145,7 @@ int main(int argc, char **argv)
 	pid_t pid;
 	enum { MARKER, GATE, WAIT, SETTLE, STOP, DONE } phase;
 
-	while ((opt = getopt(argc, argv, "+o:e:m:g:w:s:kT:")) != -1) {
+	while ((opt = getopt(argc, argv, "+o:e:m:g:w:s:kT:p:r:")) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'e': err = optarg; break;
@@ -117,9 +155,12 @@ int main(int argc, char **argv)
 		case 's': settle = atof(optarg); break;
 		case 'k': kill_it = 1; break;
 		case 'T': limit = atof(optarg); break;
+		case 'p': pid_file = optarg; break;
+		case 'r': rss_file = optarg; break;
 		default:
 			fprintf(stderr, "usage: launch -o OUT -e ERR [-m MARKER] "
-				"[-g FIFO] [-w FILE] [-s SECS] [-k] [-T SECS] -- CMD...\n");
+				"[-g FIFO] [-w FILE] [-s SECS] [-k] [-T SECS] "
+				"[-p PIDFILE] [-r RSSFILE] -- CMD...\n");
 			return 99;
 		}
 	}
@@ -147,6 +188,14 @@ int main(int argc, char **argv)
 	}
 	close(po[1]);
 	close(pe[1]);
+	if (pid_file) {
+		FILE *f = fopen(pid_file, "w");
+
+		if (!f || fprintf(f, "%d\n", pid) < 0 || fclose(f))
+			die(pid_file);
+	}
+	if (rss_file && !(rss_out = fopen(rss_file, "w")))
+		die(rss_file);
 
 	phase = marker ? MARKER : GATE;
 	while (s[0].fd >= 0 || s[1].fd >= 0) {
@@ -162,9 +211,21 @@ int main(int argc, char **argv)
 			if (s[i].fd >= 0)
 				p[np++] = (struct pollfd){ .fd = s[i].fd, .events = POLLIN };
 		}
-		/* poll at 1 ms only while waiting on a file or a clock */
+		/* poll at 1 ms only while waiting on a file or a clock (a
+		 * long -s wait at 100 ms until its last tenth of a second) */
 		if (phase == MARKER || phase == DONE || (phase == STOP && !kill_it))
 			timeout = 100;
+		if (phase == SETTLE && settle * 1e9 - (t - t_settle) > 2e8)
+			timeout = 100;
+		if (rss_out && t - t_sample >= 1000000000LL) {
+			double cpu;
+			long kb;
+
+			t_sample = t;
+			if (sample(pid, &kb, &cpu))
+				fprintf(rss_out, "%.1f %ld %.2f\n",
+					(t - t_launch) / 1e9, kb, cpu);
+		}
 		if (poll(p, np, timeout) < 0 && errno != EINTR)
 			die("poll");
 		for (i = 0; i < np; i++) {
@@ -206,7 +267,11 @@ int main(int argc, char **argv)
 	t_exit = now_ns();
 	if (status != -1)
 		status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-	printf("%lld %lld %lld %lld %ld %d\n", t_launch, t_marker, t_stop,
-	       t_exit, ru.ru_maxrss, status);
+	if (rss_out && fclose(rss_out))
+		die(rss_file);
+	printf("%lld %lld %lld %lld %ld %d %lld\n", t_launch, t_marker, t_stop,
+	       t_exit, ru.ru_maxrss, status,
+	       (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL +
+	       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 	return 0;
 }
