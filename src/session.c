@@ -218,6 +218,14 @@ static void check_alive(struct session *s)
 }
 
 /*
+ * Wakes the watcher when the session ends: without it, its join waited
+ * out the rest of a 50 ms tick after the answer was written (measured:
+ * 13 to 47 ms of each -c run). Blocked like the stop signals, and taken
+ * only by the watcher; the -c child gets an empty mask (cmd.c).
+ */
+#define WATCH_WAKE	SIGRTMIN
+
+/*
  * The signal watcher: the only thread that takes SIGINT, SIGTERM and
  * SIGHUP (all threads block them). It raises the stop flag at once, so
  * long work anywhere (loading, building tables, symbolizing) can notice,
@@ -231,14 +239,19 @@ static void *watch_signals(void *arg)
 	__u64 one = 1;
 	sigset_t set;
 	double at;
+	int sig;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, WATCH_WAKE);
 	while (!s->unwatch) {
 		/* -d too: its deadline stops long work like a signal does */
-		if (sigtimedwait(&set, NULL, &tick) < 0) {
+		sig = sigtimedwait(&set, NULL, &tick);
+		if (sig == WATCH_WAKE)
+			continue;	/* the session ends: unwatch is set */
+		if (sig < 0) {
 			at = s->stop_watch;
 			if (!at || now_s() < at || stop_requested())
 				continue;
@@ -508,6 +521,7 @@ static int start_watcher(struct session *s)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, WATCH_WAKE);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL))
 		return -errno;
 	s->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -739,6 +753,7 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 		/* (no pthread_cancel: under ASan its sigtimedwait is not a
 		 * cancellation point) */
 		s.unwatch = true;
+		pthread_kill(s.watcher, WATCH_WAKE);
 		pthread_join(s.watcher, NULL);
 	}
 	if (s.stopfd >= 0)
