@@ -74,6 +74,8 @@ struct session {
 	double stop_at;		/* -d deadline, or 0 */
 	_Atomic double stop_watch;	/* the same, for the signal watcher */
 	double next_jit_poll;	/* when to look at perf maps again */
+	size_t nexited;		/* exits told since the last eviction */
+	double next_evict;	/* when exited processes may be evicted */
 	int snapshots;		/* --interval snapshots printed */
 	struct events *events;	/* printf() and the like, as they come */
 };
@@ -154,12 +156,82 @@ static void notice_apply(struct session *s, const struct scry_notice *n,
 		syms_fork(s->syms, n->ppid, n->pid);
 		return;
 	}
-	if (n->kind == SCRY_NOTICE_EXIT)
+	if (n->kind == SCRY_NOTICE_EXIT) {
+		syms_exited(s->syms, n->pid);
+		s->nexited++;
 		return;
+	}
 	err = load_pid(s, n->pid, n->kind != SCRY_NOTICE_PID, tables);
 	log_debug("notice at %.3f: pid %d %s: %s", now_s(), n->pid,
 		  n->kind != SCRY_NOTICE_PID ? "mappings changed" :
 		  "first seen", err ? strerror(-err) : "mappings read");
+}
+
+/*
+ * Exited processes whose stacks no row holds are evicted (sym.c says
+ * why). Their pids are collected from the aggregation's keys in one pass,
+ * at most every EVICT_EVERY_S seconds and never more than 2 % of the
+ * time (a pass over a big map is ~1 us a key); a process is kept for
+ * EVICT_AGE_S after its exit, for samples taken during its exit that
+ * land after the notice.
+ */
+#define EVICT_EVERY_S	5.0
+#define EVICT_AGE_S	1.0
+
+struct pidset {
+	int *v;
+	size_t n, cap;
+};
+
+static int pid_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool pidset_has(void *ctx, int pid)
+{
+	const struct pidset *ps = ctx;
+
+	return bsearch(&pid, ps->v, ps->n, sizeof(*ps->v), pid_cmp) != NULL;
+}
+
+static void evict_exited(struct session *s)
+{
+	struct scry_key key, next, *prev = NULL;
+	struct pidset ps = {};
+	double t0 = now_s(), spent;
+	size_t freed;
+	int fd, *v;
+
+	if (!s->nexited || t0 < s->next_evict || !s->a.skel)
+		return;
+	fd = bpf_map__fd(s->a.skel->maps.aggs);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (!key.pid)
+			continue;
+		if (ps.n == ps.cap) {
+			ps.cap = ps.cap ? ps.cap * 2 : 1024;
+			v = realloc(ps.v, ps.cap * sizeof(*v));
+			if (!v)
+				goto out;	/* keep everything: try later */
+			ps.v = v;
+		}
+		ps.v[ps.n++] = key.pid;
+	}
+	qsort(ps.v, ps.n, sizeof(*ps.v), pid_cmp);
+	freed = syms_evict_exited(s->syms, t0, EVICT_AGE_S, pidset_has, &ps);
+	s->nexited = 0;
+	log_debug("evicted %zu exited processes (%zu rows scanned)", freed,
+		  ps.n);
+out:
+	free(ps.v);
+	spent = now_s() - t0;
+	s->next_evict = now_s() + (spent * 50 > EVICT_EVERY_S ?
+				   spent * 50 : EVICT_EVERY_S);
 }
 
 /*
@@ -375,6 +447,7 @@ static int wait_loop(struct session *s, double tick)
 			syms_poll_jit(s->syms);
 			s->next_jit_poll = now_s() + JIT_POLL_MS / 1000.0;
 		}
+		evict_exited(s);
 		if ((fds[0].revents & POLLIN) || stop_requested())
 			return 0;
 		for (i = 0; i < s->npidfds; i++) {

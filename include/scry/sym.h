@@ -77,6 +77,21 @@ void syms_poll_jit(struct syms *s);
 void syms_forget_pid(struct syms *s, int pid);
 
 /*
+ * @pid has exited: its perf map is no longer polled (it can only be read
+ * while the process lives), and its mappings may be evicted once nothing
+ * needs them. Adding or refreshing the pid again (a reused pid) undoes it.
+ */
+void syms_exited(struct syms *s, int pid);
+
+/*
+ * Free the mappings of processes that exited at least @min_age seconds
+ * (CLOCK_MONOTONIC) before @now and for which @keep(@ctx, pid) is false;
+ * returns how many were freed.
+ */
+size_t syms_evict_exited(struct syms *s, double now, double min_age,
+			 bool (*keep)(void *ctx, int pid), void *ctx);
+
+/*
  * Resolve one user address of @pid into @out (up to @max logical frames:
  * inlined callers follow the innermost function). Fields are malloc'ed
  * strings owned by the caller (free with syms_frame_clear). An address
