@@ -129,19 +129,28 @@ static __always_inline void scry_begin(void *ctx, struct scry_scratch *s,
 		scry_stat(SCRY_STAT_INFLIGHT_FULL);
 }
 
-/* The end half: complete the parked event of @tid, if any. */
-static __always_inline void scry_end(void *ctx, struct scry_scratch *s,
-				     __u32 tid, __s64 retval,
-				     const struct scry_uregs *ur, __u32 c)
+/* Take @tid's parked event of clause @c into the scratch; false: none. */
+static __always_inline bool scry_unpark(struct scry_scratch *s, __u32 tid,
+					__u32 c)
 {
 	__u64 key = (__u64)c << 32 | tid;
 	struct scry_event *parked = bpf_map_lookup_elem(&inflight, &key);
 
 	if (!parked)
-		return;
+		return false;
 	/* copy out before delete: the element is reused once freed */
 	__builtin_memcpy(&s->ev, parked, sizeof(s->ev));
 	bpf_map_delete_elem(&inflight, &key);
+	return true;
+}
+
+/* The end half: complete the parked event of @tid, if any. */
+static __always_inline void scry_end(void *ctx, struct scry_scratch *s,
+				     __u32 tid, __s64 retval,
+				     const struct scry_uregs *ur, __u32 c)
+{
+	if (!scry_unpark(s, tid, c))
+		return;
 	s->ev.latency_ns = bpf_ktime_get_ns() - s->ev.ts_ns;
 	s->ev.retval = retval;
 	scry_body(ctx, s, ur, c);
@@ -196,12 +205,47 @@ static __always_inline void scry_uregs_of(struct task_struct *t,
 	ur->bp = BPF_CORE_READ(regs, bp);
 }
 
+/*
+ * @t, running now, still has an off-CPU period parked for clause @c: the
+ * switch-in that ended it never reached the sched_switch programs. Not
+ * every switch-in does: on a loaded 6.18 guest, up to 7 in 1000
+ * switch-ins of a thread sleeping 10 ms at a time went unseen, by ftrace's
+ * sched_switch event as much as by BPF (no recursion miss counted), while
+ * every switch-out was seen. Parking the next switch-out over the period
+ * (BPF_ANY) dropped it silently. The thread has run since, so the period
+ * is over: count it now, with the stacks and state of its begin. Its end
+ * is estimated: now, less the CPU time @t has had since the scheduler last
+ * picked it (prev_sum_exec_runtime is set at each pick of a fair task;
+ * update_curr ran in __schedule before the tracepoint, so at a switch-out
+ * that is the whole slice; at exit it may lag by a tick), never before
+ * its begin (measured: within 1% of the latency a seen switch-in gives).
+ */
+static __always_inline void scry_end_unseen(void *ctx, struct scry_scratch *s,
+					    struct task_struct *t, __u32 tid,
+					    __u32 c)
+{
+	__u64 now, ran, off;
+
+	if (!scry_unpark(s, tid, c))
+		return;
+	if (scry_was_held(tid))	/* that wait was scry's (proc.bpf.h) */
+		return;
+	now = bpf_ktime_get_ns();
+	ran = BPF_CORE_READ(t, se.sum_exec_runtime) -
+	      BPF_CORE_READ(t, se.prev_sum_exec_runtime);
+	off = now - s->ev.ts_ns;
+	s->ev.latency_ns = ran < off ? off - ran : 0;
+	s->ev.retval = 0;
+	scry_run(ctx, s, NULL, c, false);
+}
+
 static __always_inline int on_switch(void *ctx, bool preempt,
 				     struct task_struct *prev,
 				     struct task_struct *next, __u32 c)
 {
 	struct scry_scratch *s = scry_scratch();
 	struct scry_uregs ur;
+	bool traced;
 	__u64 state;
 	__u32 tid;
 
@@ -209,12 +253,16 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 		return 0;
 	/*
 	 * prev is still current here: its stacks are the ones that block.
+	 * A period of its own still parked ended unseen: count it before
+	 * parking the next one (the scratch is free again after).
 	 * A dying task's last switch-out never ends: don't park it.
 	 */
 	tid = BPF_CORE_READ(prev, pid);
 	state = scry_task_raw_state(prev);
-	if (tid && !(state & TASK_DEAD) &&
-	    scry_target(BPF_CORE_READ(prev, tgid))) {
+	traced = tid && scry_target(BPF_CORE_READ(prev, tgid));
+	if (traced)
+		scry_end_unseen(ctx, s, prev, tid, c);
+	if (traced && !(state & TASK_DEAD)) {
 		scry_event_init(&s->ev, c);
 		s->ev.state = scry_task_state(preempt, state);
 		scry_uregs_of(prev, &ur);
@@ -250,18 +298,26 @@ SCRY_CLAUSES(OFFCPU)
 
 /*
  * A thread that exits never switches in again, nor returns: drop what
- * the clauses with an end parked for it. A process that is gone is no
+ * the clauses with an end parked for it. But it is running its exit: an
+ * off-CPU period still parked ended at a switch-in no program saw
+ * (scry_end_unseen), and is counted. A process that is gone is no
  * target any more (proc.bpf.h).
  */
-static __always_inline int on_exit(struct task_struct *p)
+static __always_inline int on_exit(void *ctx, struct task_struct *p)
 {
-	__u64 key = BPF_CORE_READ(p, pid);
+	struct scry_scratch *s = scry_scratch();
+	__u32 tid = BPF_CORE_READ(p, pid);
+	__u64 key;
 	int c;
 
 	for (c = 0; c < SCRY_MAX_CLAUSES; c++) {
 		if (!(clauses[c].flags & SCRY_CL_END))
 			continue;
-		key = (__u64)c << 32 | (__u32)key;
+		if ((clauses[c].flags & SCRY_CL_SWITCH_END) && s) {
+			scry_end_unseen(ctx, s, p, tid, c);
+			continue;
+		}
+		key = (__u64)c << 32 | tid;
 		bpf_map_delete_elem(&inflight, &key);
 	}
 	scry_proc_exit(p);
@@ -276,7 +332,7 @@ static __always_inline int on_exit(struct task_struct *p)
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(task_exit, struct task_struct *p)
 {
-	return on_exit(p);
+	return on_exit(ctx, p);
 }
 
 /* ---- uprobe / uretprobe / usdt ---------------------------------------- */

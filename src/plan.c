@@ -274,6 +274,8 @@ static int plan_clause_probes(struct plan *p, int ci, struct expr_error *err)
 		cl->flags |= SCRY_CL_ENTRY;
 	if (first->src->flags & SOURCE_STACKS_AT_BEGIN)
 		cl->flags |= SCRY_CL_STACKS_AT_BEGIN;
+	if (first->src->flags & SOURCE_SWITCH_END)
+		cl->flags |= SCRY_CL_SWITCH_END;
 	if (first->one_cpu)
 		cl->flags |= SCRY_CL_ANY_TASK;
 	return 0;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * source_sched: the offcpu probe. sched_switch as tp_btf (typed, no
- * tracefs), raw_tp for kernels whose BTF lacks the tracepoint's type;
- * attach.c drops what a thread parked when it exits.
+ * tracefs), raw_tp for kernels whose BTF lacks the tracepoint's type.
+ * A period ends at the thread's switch-in, or, when the kernel ran that
+ * switch without the tracepoint, at its next switch-out or its exit
+ * (SOURCE_SWITCH_END: bpf/scry.bpf.c, scry_end_unseen).
  */
 #include <errno.h>
 #include <string.h>
@@ -40,7 +42,7 @@ const struct source source_offcpu = {
 	.usage = "offcpu",
 	.what = "off-CPU periods (sched_switch); latency = time blocked",
 	.fields = SOURCE_F_LATENCY | SOURCE_F_STATE,
-	.flags = SOURCE_END | SOURCE_STACKS_AT_BEGIN,
+	.flags = SOURCE_END | SOURCE_STACKS_AT_BEGIN | SOURCE_SWITCH_END,
 	.prepare = sched_prepare,
 	.attach = sched_attach,
 };

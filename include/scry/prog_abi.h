@@ -165,5 +165,6 @@ struct scry_out_hdr {
 #define SCRY_CL_END		(1u << 4)	/* park at begin, run at end */
 #define SCRY_CL_ENTRY		(1u << 5)	/* syscall: fire at entry */
 #define SCRY_CL_ANY_TASK	(1u << 6)	/* interval: whoever runs */
+#define SCRY_CL_SWITCH_END	(1u << 7)	/* ends at a switch-in (offcpu) */
 
 #endif /* SCRY_PROG_ABI_H */

@@ -40,6 +40,7 @@ struct expr_error;
 #define SOURCE_SPECIAL		(1u << 3)	/* BEGIN, END: run by scry */
 #define SOURCE_NO_STACKS	(1u << 4)	/* no task context: no stacks */
 #define SOURCE_RETURN		(1u << 5)	/* fires at a return: retval, no begin */
+#define SOURCE_SWITCH_END	(1u << 6)	/* ends at the thread's switch-in */
 
 struct source {
 	const char *name;	/* the kind as written: "uprobe" */

@@ -41,23 +41,6 @@ nrows() {
 	rows "$1" | awk -F'\t' -v pat="$2" '$1 ~ pat { print $1 }' | sort -u | wc -l
 }
 
-# KNOWN BUG: scry loses about one off-CPU period in 500 with no loss
-# counter (tests/pending/offcpu_switches.sh asserts every one, with the
-# evidence). Until it is fixed, a count here may be one short: it passes,
-# and says so.
-# check_lossy DESCRIPTION GOT WANT [FILE]
-check_lossy() {
-	[ "$2" = $(($3 - 1)) ] &&
-		echo "# $1: one off-CPU period lost (known bug, tests/pending/offcpu_switches.sh)"
-	if [ "$2" -ge $(($3 - 1)) ] 2>/dev/null && [ "$2" -le "$3" ]; then
-		ok "$1 (one may be lost)"
-	else
-		fail "$1 (one may be lost): got '$2', want $3"
-		[ -n "${4:-}" ] && rows "$4" | sed 's/^/#   /' | head -40
-	fi
-	return 0
-}
-
 # wl FILE KEY: a value offcpu_wl reported
 wl() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 
@@ -70,11 +53,11 @@ check_sleeps() {	# LABEL FILE REPORT USER-SHORT-REGEX USER-LONG-REGEX
 		fn=sleep_$ph
 		[ $ph = short ] && re=$4 min=8388608 naps=$N || re=$5 min=33554432 naps=$M
 		vcsw=$(wl "$r" ${ph}_vcsw) ivcsw=$(wl "$r" ${ph}_ivcsw)
-		check_lossy "$1: $fn's off-CPU periods are its $vcsw + $ivcsw context switches" \
+		check_eq "$1: $fn's off-CPU periods are its $vcsw + $ivcsw context switches" \
 			"$(count "$f" "offcpu_wl\`$fn;" 0 | awk '{ print $1 + $2 }')" $((vcsw + ivcsw)) "$f"
 		read -r got short <<<"$(count "$f" "^$SLEEP_K.*$re" $min)"
 		check_eq "$1: $fn's sleeps are each >= the nap (bucket >= $min), none shorter" "$short" 0 "$f"
-		check_lossy "$1: $fn's sleeps are its $vcsw voluntary switches (of $naps naps)" "$got" "$vcsw"
+		check_eq "$1: $fn's sleeps are its $vcsw voluntary switches (of $naps naps)" "$got" "$vcsw"
 	done
 	# on a miss, scry's loss counters tell whether it knew
 	[ "$(count "$f" "offcpu_wl\`sleep_" 0 | awk '{ print $1 + $2 }')" = \
@@ -128,8 +111,7 @@ for phase in short long; do
 	read -r sum lines <<<"$(folded_sum sleep_$phase)"
 	wall_us=$(($(wl "$TMP/f.wl" ${phase}_ns) / 1000))
 	[ $phase = short ] && nap_us=$((SHORT_NS / 1000)) || nap_us=$((LONG_NS / 1000))
-	# (one sleep fewer: the known lost period, see check_lossy)
-	low=$((($(wl "$TMP/f.wl" ${phase}_vcsw) - 1) * nap_us))
+	low=$(($(wl "$TMP/f.wl" ${phase}_vcsw) * nap_us))
 	check_range "--folded: sleep_$phase's sleeps total between their sleeps and the phase's wall time (us)" \
 		"$sum" $((low - lines)) $((wall_us + lines))
 done
@@ -164,12 +146,11 @@ for b in 33554:33554432:m 16777:16777216:m24; do
 	check_eq "--min-block $us: exactly the periods an unfiltered run saw at >= $ns ns ($want_in of $((want_in + want_out)))" \
 		"$(count "$TMP/$f.out" '' $ns)" "$want_in 0" "$TMP/$f.out"
 done
-# (compared with what the unfiltered scry saw, not with M: the period
-# both may miss is tests/pending/offcpu_switches.sh)
+# (compared with what the unfiltered scry saw, and that with M below)
 check_eq "--min-block 33554: the 50 ms sleeps stay, the 10 ms ones are gone" \
 	"$(count "$TMP/m.out" "^$SLEEP_K.*sleep_long" 0) $(count "$TMP/m.out" "^$SLEEP_K.*sleep_short" 0)" \
 	"$(count "$TMP/all.out" "^$SLEEP_K.*sleep_long" 0) 0 0"
-check_lossy "--min-block: the unfiltered scry saw the $M 50 ms sleeps" \
+check_eq "--min-block: the unfiltered scry saw the $M 50 ms sleeps" \
 	"$(count "$TMP/all.out" "^$SLEEP_K.*sleep_long" 33554432 | cut -d' ' -f1)" $M
 # three programs on sched_switch: the tracepoint calls them through
 # __traceiter_sched_switch, which is scry's frame, not the kernel's
@@ -186,7 +167,7 @@ VFORK_K='vmlinux`kernel_clone;'
 "$SCRY" offcpu -q --state D -c "$WL/state_wl vfork $K 100" >"$TMP/d.out" 2>"$TMP/d.err"
 check_status "--state D: exit status" $? 0 "$TMP/d.err"
 read -r got short <<<"$(count "$TMP/d.out" "$VFORK_K" 33554432)"
-check_lossy "--state D: the $K vfork waits (D)" "$got" $K "$TMP/d.out"
+check_eq "--state D: the $K vfork waits (D)" "$got" $K "$TMP/d.out"
 check_eq "--state D: each >= 2^25 ns" "$short" 0
 check_eq "--state D: none of the children's sleeps (S)" \
 	"$(count "$TMP/d.out" 'do_nanosleep' 0)" "0 0"
@@ -195,7 +176,7 @@ check_status "--state S: exit status" $? 0 "$TMP/s.err"
 # (keyed by the kernel stack: a forked child's user stack may be walked
 # before its tables are known, tests/root/cmd_stacks.sh)
 read -r got short <<<"$(count "$TMP/s.out" "^$SLEEP_K"'vmlinux`hrtimer_nanosleep;vmlinux`__x64_sys_nanosleep;' 33554432)"
-check_lossy "--state S: the $K children's sleeps (S, in forked children)" "$got" $K "$TMP/s.out"
+check_eq "--state S: the $K children's sleeps (S, in forked children)" "$got" $K "$TMP/s.out"
 check_eq "--state S: each >= 2^25 ns" "$short" 0
 check_eq "--state S: none of the vfork waits (D)" \
 	"$(count "$TMP/s.out" "$VFORK_K" 0)" "0 0"
@@ -210,7 +191,7 @@ check_eq "--state D on offcpu_wl: no nanosleep (state S)" \
 	'offcpu /state == 4/ { @[kstack] = quantize(latency) }' >"$TMP/t.out" 2>"$TMP/t.err"
 check_status "state T: exit status" $? 0 "$TMP/t.err"
 read -r got short <<<"$(count "$TMP/t.out" 'vmlinux`do_signal_stop;' 33554432)"
-check_lossy "state T: the $K stopped children, in do_signal_stop" "$got" $K "$TMP/t.out"
+check_eq "state T: the $K stopped children, in do_signal_stop" "$got" $K "$TMP/t.out"
 check_eq "state T: each >= 2^25 ns" "$short" 0
 check_eq "state T: nothing else is in state T" \
 	"$(count "$TMP/t.out" '' 0)" "$(count "$TMP/t.out" 'vmlinux`do_signal_stop;' 0)"

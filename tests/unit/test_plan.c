@@ -304,7 +304,7 @@ static void test_kinds(void)
 		unsigned flags;
 	} cases[] = {
 		{ "offcpu", &source_offcpu,
-		  SCRY_CL_END | SCRY_CL_STACKS_AT_BEGIN },
+		  SCRY_CL_END | SCRY_CL_STACKS_AT_BEGIN | SCRY_CL_SWITCH_END },
 		{ "uprobe:libc:malloc", &source_uprobe, 0 },
 		{ "uretprobe:libc:malloc", &source_uretprobe, SCRY_CL_END },
 		{ "usdt:./srv:app:start", &source_usdt, 0 },
