@@ -236,7 +236,7 @@ static __always_inline void scry_end_unseen(void *ctx, struct scry_scratch *s,
 	off = now - s->ev.ts_ns;
 	s->ev.latency_ns = ran < off ? off - ran : 0;
 	s->ev.retval = 0;
-	scry_run(ctx, s, NULL, c, false);
+	scry_body(ctx, s, NULL, c);
 }
 
 static __always_inline int on_switch(void *ctx, bool preempt,

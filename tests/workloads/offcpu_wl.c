@@ -5,7 +5,8 @@
  * Built with frame pointers. With a FIFO path as third argument it first
  * blocks until a byte arrives there (so a test can attach with -p first).
  * With $WL_REPORT set, each phase's wall time and context switches go
- * there (short_ns, short_vcsw, short_ivcsw, long_*; wl_report.h).
+ * there (short_ns, short_vcsw, short_ivcsw, short_ivcsw_max, long_*;
+ * wl_report.h).
  *
  *   offcpu_wl N M [GATE_FIFO]
  */
@@ -53,7 +54,11 @@ int main(int argc, char **argv)
 	}
 	if (argc > 3)
 		gate(argv[3]);
+	wl_call_begin();
 	sleep_short(atoi(argv[1]));
+	wl_call_end();
+	wl_call_begin();
 	sleep_long(atoi(argv[2]));
+	wl_call_end();
 	return 0;
 }

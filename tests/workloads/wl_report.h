@@ -46,6 +46,7 @@ static inline void wl_report(const char *key, long long value)
 struct wl_phase {
 	const char *name;
 	long long ns, vcsw, ivcsw;
+	long long ivcsw_max;	/* around the call, or -1 (wl_call_end) */
 };
 
 static struct wl_phase wl_phases[8];
@@ -81,11 +82,41 @@ static inline void wl_phase_end(void)
 	p->ns = end.ns - p->ns;
 	p->vcsw = end.vcsw - p->vcsw;
 	p->ivcsw = end.ivcsw - p->ivcsw;
+	p->ivcsw_max = -1;
 	wl_nphases++;
 }
 
 /*
- * At exit: each phase as NAME_ns, NAME_vcsw, NAME_ivcsw; cpu_ns, the CPU time of all the process's threads
+ * A preemption can fall just outside a phase's two samples and still
+ * inside its function (at the return of the sampling getrusage itself):
+ * a profiler sees the function on that stack, the inner count does not.
+ * The caller samples again around the call, so the truth is bracketed:
+ * NAME_ivcsw <= the function's preemptions <= NAME_ivcsw_max. (Voluntary
+ * switches happen only where the phase blocks: they are exact.)
+ */
+static long long wl_call_ivcsw;
+
+static inline void wl_call_begin(void)
+{
+	struct wl_phase s;
+
+	wl_sample(&s);
+	wl_call_ivcsw = s.ivcsw;
+}
+
+/* after the call: the phase it ended last gets its upper bound */
+static inline void wl_call_end(void)
+{
+	struct wl_phase s;
+
+	wl_sample(&s);
+	if (wl_nphases > 0 && wl_nphases <= 8)
+		wl_phases[wl_nphases - 1].ivcsw_max = s.ivcsw - wl_call_ivcsw;
+}
+
+/*
+ * At exit: each phase as NAME_ns, NAME_vcsw, NAME_ivcsw, NAME_ivcsw_max
+ * (NAME_ivcsw without wl_call_begin/end around it); cpu_ns, the CPU time of all the process's threads
  * (CLOCK_PROCESS_CPUTIME_ID: the scheduler's exact runtime, not ticks),
  * and switches, the number of times its main thread left the CPU
  * (voluntary + involuntary): each run between two switches is one
@@ -108,6 +139,9 @@ __attribute__((destructor)) static void wl_report_exit(void)
 		wl_report(key, wl_phases[i].vcsw);
 		snprintf(key, sizeof(key), "%s_ivcsw", wl_phases[i].name);
 		wl_report(key, wl_phases[i].ivcsw);
+		snprintf(key, sizeof(key), "%s_ivcsw_max", wl_phases[i].name);
+		wl_report(key, wl_phases[i].ivcsw_max < 0 ? wl_phases[i].ivcsw :
+			  wl_phases[i].ivcsw_max);
 	}
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	wl_report("cpu_ns", ts.tv_sec * 1000000000LL + ts.tv_nsec);
