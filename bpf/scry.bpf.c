@@ -305,7 +305,6 @@ SCRY_CLAUSES(OFFCPU)
  */
 static __always_inline int on_exit(void *ctx, struct task_struct *p)
 {
-	struct scry_scratch *s = scry_scratch();
 	__u32 tid = BPF_CORE_READ(p, pid);
 	__u64 key;
 	int c;
@@ -313,9 +312,15 @@ static __always_inline int on_exit(void *ctx, struct task_struct *p)
 	for (c = 0; c < SCRY_MAX_CLAUSES; c++) {
 		if (!(clauses[c].flags & SCRY_CL_END))
 			continue;
-		if ((clauses[c].flags & SCRY_CL_SWITCH_END) && s) {
-			scry_end_unseen(ctx, s, p, tid, c);
-			continue;
+		if (clauses[c].flags & SCRY_CL_SWITCH_END) {
+			/* looked up and checked here: 6.1's verifier refused
+			 * the address clang computed from it before the check */
+			struct scry_scratch *s = scry_scratch();
+
+			if (s) {
+				scry_end_unseen(ctx, s, p, tid, c);
+				continue;
+			}
 		}
 		key = (__u64)c << 32 | tid;
 		bpf_map_delete_elem(&inflight, &key);
