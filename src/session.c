@@ -194,7 +194,8 @@ static bool pidset_has(void *ctx, int pid)
 {
 	const struct pidset *ps = ctx;
 
-	return bsearch(&pid, ps->v, ps->n, sizeof(*ps->v), pid_cmp) != NULL;
+	return ps->n &&
+	       bsearch(&pid, ps->v, ps->n, sizeof(*ps->v), pid_cmp) != NULL;
 }
 
 static void evict_exited(struct session *s)
@@ -222,7 +223,8 @@ static void evict_exited(struct session *s)
 		}
 		ps.v[ps.n++] = key.pid;
 	}
-	qsort(ps.v, ps.n, sizeof(*ps.v), pid_cmp);
+	if (ps.n)	/* (qsort and bsearch take no NULL, even for 0) */
+		qsort(ps.v, ps.n, sizeof(*ps.v), pid_cmp);
 	freed = syms_evict_exited(s->syms, t0, EVICT_AGE_S, pidset_has, &ps);
 	s->nexited = 0;
 	log_debug("evicted %zu exited processes (%zu rows scanned)", freed,
