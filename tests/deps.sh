@@ -6,11 +6,11 @@ pkgs=(make gcc g++ clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev
       libclang-rt-14-dev systemtap-sdt-dev util-linux procps valgrind
       python3 python3-jsonschema libxml2-utils
       scdoc groff-base strace golang-go libzstd-dev liblzma-dev libbz2-dev
-      chromium libjemalloc2 libtcmalloc-minimal4 linux-perf bpftrace)
+      chromium libjemalloc2 libtcmalloc-minimal4 linux-perf bpftrace time)
 # make vmtest: qemu, and busybox, cpio and xz for its initramfs
 pkgs+=(qemu-system-x86 busybox-static cpio xz-utils)
-# node and npm, for the browser test's playwright-core (which wants node
-# 20, as these machines have): Debian's only when there is none
+# node and npm, for the browser test's playwright-core (pinned to 1.61,
+# the last that runs on Debian 12's node 18): Debian's when there is none
 command -v node >/dev/null || pkgs+=(nodejs)
 command -v npm >/dev/null || pkgs+=(npm)
 missing=()

@@ -84,8 +84,9 @@ open_gate "$TMP/lgate"
 wait_exit $wl
 
 # tracefs: in a private mount namespace without it, scry mounts it, says
-# so, and the tracepoint works
-unshare -m --propagation unchanged sh -c "mount --make-rprivate / && umount /sys/kernel/tracing &&
+# so, and the tracepoint works. (/sys made private, not /: in a chroot, as
+# fresh-machine runs the tests, / is no mount point)
+unshare -m --propagation unchanged sh -c "mount --make-rprivate /sys && umount /sys/kernel/tracing &&
 	! mountpoint -q /sys/kernel/tracing &&
 	exec '$SCRY' -c /bin/true 'tracepoint:sched:sched_process_exec { @[comm] = count() }'" >"$TMP/t.out" 2>"$TMP/t.err"
 check_status "tracefs unmounted: exit status" $? 0 "$TMP/t.err"

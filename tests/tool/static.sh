@@ -22,8 +22,12 @@ gcc -static -O1 -g -fno-omit-frame-pointer -fno-inline -D_GNU_SOURCE -pthread -I
 check_status "a static offcpu_wl for the chroot" $? 0 "$TMP/cc.err"
 check_eq "the chroot holds no shared library" "$(find "$R" -name '*.so*' | wc -l)" 0
 
-# in a private mount namespace, so the mounts go away with it
-inroot() { unshare -m sh -c 'mount --rbind /proc "$0/proc" && mount --rbind /sys "$0/sys" &&
+# in a private mount namespace, so the mounts go away with it (inside a
+# chroot, as fresh-machine runs the tests, / is no mount point and keeps
+# its propagation: the bind mounts then rely on the host's, and on the
+# namespace's end)
+inroot() { unshare -m --propagation unchanged sh -c '{ mount --make-rprivate / 2>/dev/null || :; } &&
+	mount --rbind /proc "$0/proc" && mount --rbind /sys "$0/sys" &&
 	exec chroot "$0" "$@"' "$R" "$@"; }
 
 inroot /scry -q -c "/offcpu_wl 5 2" 'syscall:nanosleep,clock_nanosleep { @[comm] = count() }' \
