@@ -36,6 +36,7 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <scry/cmd.h>
+#include <scry/proc.h>
 #include <scry/log.h>
 
 #define CMD_GRACE_MS	1000	/* SIGTERM to SIGKILL */
@@ -701,19 +702,10 @@ static void serve_mmap(pid_t pid, pid_t tgid, int mfd,
 /* The process a thread belongs to (the notification names the thread). */
 static pid_t tgid_of(pid_t tid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
+	char buf[512], *p;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (proc_read(tid, "status", buf, sizeof(buf)) <= 0)
 		return tid;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return tid;
-	buf[n] = '\0';
 	p = strstr(buf, "\nTgid:");
 	return p ? (pid_t)strtol(p + 6, NULL, 10) : tid;
 }
@@ -768,19 +760,10 @@ bool cmd_reaped(struct cmd *c)
 /* Alive and not a zombie waiting for its parent. */
 static bool running(pid_t pid)
 {
-	char path[64], buf[256], *p;
-	ssize_t n;
-	int fd;
+	char buf[256], *p;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (proc_read(pid, "stat", buf, sizeof(buf)) <= 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	p = strrchr(buf, ')');	/* comm may hold anything, even ')' */
 	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }

@@ -15,6 +15,7 @@
 #include <linux/capability.h>
 #include <sys/syscall.h>
 #include <scry/cmd.h>
+#include <scry/proc.h>
 #include <scry/expr.h>
 #include <scry/format.h>
 #include <scry/kernel.h>
@@ -370,23 +371,16 @@ static int parse_ull(const char *opt, const char *s, unsigned long long min,
  */
 static bool pid_exited(pid_t pid)
 {
-	char path[64], line[128];
-	bool zombie = false;
-	int threads = 0;
-	FILE *f;
+	char buf[4096], *state, *threads;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;	/* kill() just saw it: let the run find out */
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "State:", 6))
-			zombie = strchr(line, 'Z') || strchr(line, 'X');
-		else if (!strncmp(line, "Threads:", 8))
-			threads = atoi(line + 8);
-	}
-	fclose(f);
-	return zombie && threads <= 1;
+	/* kill() just saw it: if it is gone now, let the run find out */
+	if (proc_read(pid, "status", buf, sizeof(buf)) <= 0)
+		return false;
+	state = strstr(buf, "\nState:");
+	threads = strstr(buf, "\nThreads:");
+	return state && (state[8 + strspn(state + 8, " \t")] == 'Z' ||
+			 state[8 + strspn(state + 8, " \t")] == 'X') &&
+	       (!threads || atoi(threads + 9) <= 1);
 }
 
 static int parse_pid(struct cli *c, const char *s)

@@ -14,6 +14,7 @@
  * trusted once an earlier one is off.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,4 +266,22 @@ int proc_open_mapped(int pid, const struct proc_map *m, struct stat *st)
 	snprintf(p, sizeof(p), "%s/exe", dir);
 	fd = fsafe_open(p, &by_ino, st);
 	return fd >= 0 ? fd : err;
+}
+
+ssize_t proc_read(int pid, const char *file, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
 }

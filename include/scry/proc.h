@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <linux/types.h>
 
 /* One line of /proc/PID/maps. */
@@ -64,5 +65,12 @@ bool proc_map_is_vdso(const struct proc_map *m);
  * Returns a descriptor or a negative errno.
  */
 int proc_open_mapped(int pid, const struct proc_map *m, struct stat *st);
+
+/*
+ * Read the start of /proc/@pid/@file (status, stat: a few hundred bytes
+ * the kernel writes) into @buf, NUL-terminated; at most @size - 1 bytes.
+ * Returns the length, or a negative errno (the process is gone).
+ */
+ssize_t proc_read(int pid, const char *file, char *buf, size_t size);
 
 #endif /* SCRY_PROC_H */

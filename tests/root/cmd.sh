@@ -94,6 +94,7 @@ check "read: copy_file_range + sendfile + splice from plain.dat (44000 in 6)" \
 check "read: splice from the pipe (4000 in 1)" \
 	grep -Eq '^ +4000 +[0-9.]+ KiB +1 +[0-9.]+% +pipe:\[[0-9]+\]$' "$TMP/rd.out"
 "$SCRY" write -q -c "$WL/read_wl movers $D" >"$TMP/wr.out" 2>"$TMP/wr.err"
+check_status "write movers: exit status" $? 0 "$TMP/wr.err"
 for f in "30000 3 copy.dat" "10000 2 sent.dat" "4000 1 spliced.dat"; do
 	set -- $f
 	check "write: $3 gets $1 bytes in $2 calls" \
@@ -110,6 +111,7 @@ check_status "read io_uring: exit status" $? 0 "$TMP/ur.err"
 check "read: IORING_OP_READ 3 x 4000 from in.dat" \
 	grep -Eq "^ +12000 +[0-9.]+ KiB +3 +[0-9.]+% +$U/in.dat\$" "$TMP/ur.out"
 "$SCRY" write -q -c "$WL/uring_wl $U" >"$TMP/uw.out" 2>"$TMP/uw.err"
+check_status "write io_uring: exit status" $? 0 "$TMP/uw.err"
 check_eq "write: IORING_OP_WRITE 2 x 3000 to out.dat, and nothing else" \
 	"$(awk '$NF != "total" && /%/ { print $1, $4, $NF }' "$TMP/uw.out")" "6000 2 $U/out.dat"
 
