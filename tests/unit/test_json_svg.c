@@ -69,15 +69,6 @@ static bool have(const char *probe)
 
 
 
-static void set_val(struct report_row *row, __u64 count, __s64 sum,
-		    __s64 min, __s64 max)
-{
-	row->val.count = count;
-	row->val.sum = sum;
-	row->val.min = min;
-	row->val.max = max;
-}
-
 /* ---- JSON ---- */
 
 static bool have_jsonschema(void)

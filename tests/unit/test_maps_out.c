@@ -15,15 +15,6 @@
 #include "check.h"
 #include "test_util.h"
 
-static void row_val(struct report_row *row, __u64 count, __s64 sum,
-		    __s64 min, __s64 max)
-{
-	row->val.count = count;
-	row->val.sum = sum;
-	row->val.min = min;
-	row->val.max = max;
-}
-
 /* Three maps: @n (count by comm), @v (a variable of strings), @e (empty). */
 static void three_maps(struct report *main, struct report **v,
 		       struct report **e)
@@ -32,10 +23,10 @@ static void three_maps(struct report *main, struct report **v,
 	main->map_name = "@n";
 	set_str(&main->rows[0].keys[0], "comm", "bash");
 	main->rows[0].nkeys = 1;
-	row_val(&main->rows[0], 3, 0, 0, 0);
+	set_val(&main->rows[0], 3, 0, 0, 0);
 	set_str(&main->rows[1].keys[0], "comm", "sh");
 	main->rows[1].nkeys = 1;
-	row_val(&main->rows[1], 5, 0, 0, 0);
+	set_val(&main->rows[1], 5, 0, 0, 0);
 
 	*v = xcalloc(1, sizeof(**v));
 	new_rows(*v, SCRY_AGG_SUM, 1);
@@ -43,7 +34,7 @@ static void three_maps(struct report *main, struct report **v,
 	(*v)->var = true;
 	set_int(&(*v)->rows[0].keys[0], "pid", 42);
 	(*v)->rows[0].nkeys = 1;
-	row_val(&(*v)->rows[0], 1, 7, 7, 7);
+	set_val(&(*v)->rows[0], 1, 7, 7, 7);
 	(*v)->rows[0].vstr = xstrdup("a\tb");
 
 	*e = xcalloc(1, sizeof(**e));
@@ -92,7 +83,7 @@ static void text_maps(void)
 
 	/* stats */
 	new_rows(&r, SCRY_AGG_STATS, 1);
-	row_val(&r.rows[0], 4, 10, 1, 5);
+	set_val(&r.rows[0], 4, 10, 1, 5);
 	r.rows[0].nkeys = 0;
 	got = render(out_text, &r, &rc);
 	CHECK_STR(got, "\n count 4, average 2, total 10\n", "text: stats");

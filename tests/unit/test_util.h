@@ -135,6 +135,16 @@ static inline void set_str(struct report_key *k, const char *name, const char *s
 	k->s = xstrdup(s);
 }
 
+/* a row's aggregated value, as the drain would fill it */
+static inline void set_val(struct report_row *row, __u64 count, __s64 sum,
+			   __s64 min, __s64 max)
+{
+	row->val.count = count;
+	row->val.sum = sum;
+	row->val.min = min;
+	row->val.max = max;
+}
+
 static inline void new_rows(struct report *r, enum scry_agg agg, size_t n)
 {
 	memset(r, 0, sizeof(*r));
