@@ -117,6 +117,21 @@ struct {
 	__type(value, struct scry_scratch);
 } scratch SEC(".maps");
 
+/*
+ * Raised by the frontend when collection stops (attach_stop): every
+ * program but BEGIN's and END's returns at once from then on. The drain
+ * reads a snapshot no probe changes any more, while the probes stay
+ * attached: closing a uprobe waits ~110 ms for the kernel's grace
+ * periods, and that close now happens after the answer is out, in the
+ * background (detach.c). In .bss, mmapped: one store stops everything.
+ */
+volatile __u32 stopped = 0;
+
+static __always_inline bool scry_stopped(void)
+{
+	return stopped;
+}
+
 static __always_inline void scry_stat(__u32 which)
 {
 	__u64 *n = bpf_map_lookup_elem(&stats, &which);

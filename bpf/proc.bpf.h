@@ -178,7 +178,7 @@ int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 gen, *pgen;
 	__u8 *state, st;
 
-	if (!follow_forks || ptgid == ctgid)
+	if (!follow_forks || ptgid == ctgid || scry_stopped())
 		return 0;
 	state = bpf_map_lookup_elem(&targets, &ptgid);
 	if (!state)
@@ -259,6 +259,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	__u32 zero = 0;
 	char *buf;
 
+	if (scry_stopped())
+		return 0;
 	state = bpf_map_lookup_elem(&targets, &tgid);
 	if (!state && !bpf_map_lookup_elem(&seen, &tgid))
 		return 0;
@@ -324,9 +326,9 @@ int BPF_PROG(on_mmap_exit, struct pt_regs *regs, long ret)
 	long nr = BPF_CORE_READ(regs, orig_ax);
 	__u64 addr;
 
-	if ((nr != NR_mmap && nr != NR_mprotect) || ret < 0 ||
-	    !(BPF_CORE_READ(regs, dx) & PROT_EXEC) || !announce_pids ||
-	    !scry_followed(tgid))
+	if (scry_stopped() || (nr != NR_mmap && nr != NR_mprotect) ||
+	    ret < 0 || !(BPF_CORE_READ(regs, dx) & PROT_EXEC) ||
+	    !announce_pids || !scry_followed(tgid))
 		return 0;
 	addr = nr == NR_mmap ? ret : BPF_CORE_READ(regs, di);
 	task = bpf_get_current_task_btf();

@@ -249,7 +249,7 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	__u64 state;
 	__u32 tid;
 
-	if (!s)
+	if (!s || scry_stopped())
 		return 0;
 	/*
 	 * prev is still current here: its stacks are the ones that block.
@@ -309,6 +309,8 @@ static __always_inline int on_exit(void *ctx, struct task_struct *p)
 	__u64 key;
 	int c;
 
+	if (scry_stopped())
+		return 0;
 	for (c = 0; c < SCRY_MAX_CLAUSES; c++) {
 		if (!(clauses[c].flags & SCRY_CL_END))
 			continue;
@@ -359,7 +361,11 @@ static __always_inline void scry_cookie(void *ctx, struct scry_event *ev)
 static __always_inline struct scry_scratch *uprobe_event(struct pt_regs *ctx,
 							 __u32 c)
 {
-	struct scry_scratch *s = scry_event_start(c);
+	struct scry_scratch *s;
+
+	if (scry_stopped())
+		return NULL;
+	s = scry_event_start(c);
 
 	if (!s)
 		return NULL;
@@ -420,7 +426,7 @@ static __always_inline int on_return(struct pt_regs *ctx, __u32 c,
 	struct scry_scratch *s = scry_scratch();
 	struct scry_uregs ur;
 
-	if (!s)
+	if (!s || scry_stopped())
 		return 0;
 	scry_uregs_at(ctx, kernel, &ur);
 	scry_end(ctx, s, (__u32)bpf_get_current_pid_tgid(),
@@ -483,7 +489,7 @@ static __always_inline int on_fentry(void *ctx, __u32 c, bool ret)
 	__u64 v;
 	int i;
 
-	if (!s)
+	if (!s || scry_stopped())
 		return 0;
 	for (i = 0; i < SCRY_NARGS; i++) {
 		v = 0;
@@ -522,7 +528,7 @@ static __always_inline int on_sys_enter(void *ctx, struct pt_regs *regs,
 	struct scry_scratch *s;
 	struct scry_uregs ur;
 
-	if (!scry_syscall_wanted(nr, c))
+	if (scry_stopped() || !scry_syscall_wanted(nr, c))
 		return 0;
 	s = scry_event_start(c);
 	if (!s)
@@ -570,6 +576,8 @@ static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs,
 	struct scry_scratch *s;
 	struct scry_uregs ur;
 
+	if (scry_stopped())
+		return 0;
 	/* an exec or mmap scry held: its latency was scry's work */
 	if ((nr == NR_mmap || nr == NR_execve || nr == NR_execveat) &&
 	    scry_was_held(tid)) {
@@ -618,7 +626,7 @@ static __always_inline int on_uring_done(void *ctx, struct io_kiocb *req,
 	char *buf;
 	int nr;
 
-	if (!bpf_core_field_exists(req->cqe))
+	if (!bpf_core_field_exists(req->cqe) || scry_stopped())
 		return 0;
 	switch (BPF_CORE_READ(req, opcode)) {
 	case IORING_OP_READV:
@@ -681,6 +689,8 @@ static __always_inline int on_perf(struct bpf_perf_event_data *ctx, __u32 c)
 	struct scry_scratch *s;
 	struct scry_uregs ur = {};
 
+	if (scry_stopped())
+		return 0;
 	if ((!profile_idle && (__u32)id == 0 &&
 	     !(clauses[c].flags & SCRY_CL_ANY_TASK)) ||
 	    (!(clauses[c].flags & SCRY_CL_ANY_TASK) && !scry_target(id >> 32)))
@@ -713,6 +723,8 @@ SEC("perf_event") int perf_##c(struct bpf_perf_event_data *ctx)		\
 SCRY_CLAUSES(PERF)
 
 /* ---- BEGIN, END: run by scry itself (BPF_PROG_TEST_RUN) -------------- */
+
+/* The one adapter that ignores `stopped`: END runs once collection stopped. */
 
 static __always_inline int on_special(void *ctx, __u32 c)
 {
@@ -752,10 +764,13 @@ static __always_inline __s64 tp_int(void *ctx, __u16 off, __u16 size,
 
 static __always_inline int on_tracepoint(void *ctx, __u32 c)
 {
-	struct scry_scratch *s = scry_event_start(c);
+	struct scry_scratch *s;
 	struct scry_uregs ur = {};
 	int i;
 
+	if (scry_stopped())
+		return 0;
+	s = scry_event_start(c);
 	if (!s)
 		return 0;
 	scry_cookie(ctx, &s->ev);

@@ -14,6 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <scry/attach.h>
+#include <scry/detach.h>
 #include <scry/log.h>
 #include <scry/mapmem.h>
 #include <scry/session.h>
@@ -510,13 +511,40 @@ static void close_sources(struct attach *a)
 	}
 }
 
-void attach_close(struct attach *a)
+/*
+ * A program already past its check when the store lands finishes its
+ * update within microseconds, long before the drain reads (END runs
+ * first). Waiting for it would be a synchronize_rcu (membarrier
+ * MEMBARRIER_CMD_GLOBAL): 8-16 ms here, and the raw tracepoints' detach
+ * never waited either.
+ */
+void attach_stop(struct attach *a)
+{
+	if (a && a->skel && a->skel->bss)
+		__atomic_store_n(&a->skel->bss->stopped, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Does closing the plan's links wait for grace periods (source.h)? */
+static bool slow_detach(const struct attach *a)
 {
 	int i;
+
+	for (i = 0; a->plan && i < a->plan->nprobes; i++)
+		if (a->plan->probes[i].src->flags & SOURCE_SLOW_DETACH)
+			return true;
+	return false;
+}
+
+void attach_close(struct attach *a)
+{
+	int go = -1, i;
 
 	if (!a)
 		return;
 	close_sources(a);
+	if (a->nlinks && slow_detach(a))
+		go = detach_fork(a->links, a->nlinks);
+	/* with a detach child holding the links, these only drop references */
 	for (i = 0; i < a->nlinks; i++)
 		bpf_link__destroy(a->links[i]);
 	a->nlinks = 0;
@@ -525,4 +553,5 @@ void attach_close(struct attach *a)
 	a->links_cap = 0;
 	scry__destroy(a->skel);
 	a->skel = NULL;
+	detach_go(go);
 }

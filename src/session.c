@@ -10,9 +10,11 @@
  * tables to load), the -c command's held execs and mmaps (cmd.c), the -d
  * deadline, the --interval ticks, and a short timeout to read JITs' perf
  * maps while their processes live.
- * Whatever ends the wait, the probes are detached first and everything
- * aggregated so far is printed: nothing collected is lost. Then the -c
- * command is ended (or left running with --keep-running).
+ * Whatever ends the wait, collection stops first (every probe turns
+ * inert, attached still) and everything aggregated so far is printed:
+ * nothing collected is lost. Then the -c command is ended (or left
+ * running with --keep-running), and the probes are detached last, their
+ * slow closes in the background (detach.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -783,10 +785,12 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 		if (snapshot(&s, p, &t0, true) == -EPIPE)
 			break;
 	}
-	/* stop collecting before reading, so the snapshot is consistent */
-	for (i = 0; i < s.a.nlinks; i++)
-		bpf_link__destroy(s.a.links[i]);
-	s.a.nlinks = 0;
+	/*
+	 * Stop collecting before reading, so the snapshot is consistent:
+	 * one store makes every probe inert. Detaching them (slow for
+	 * uprobes) waits until the answer is out, at the end.
+	 */
+	attach_stop(&s.a);
 	/*
 	 * The stop that ended the wait is served: naming what was gathered
 	 * may take its time now. Another signal gives the names up and
@@ -794,7 +798,7 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 	 */
 	s.stop_watch = 0;
 	stop_reset();
-	/* END runs once every probe is detached, before the maps print */
+	/* END runs once every probe is inert, before the maps print */
 	if (s.a.skel && s.rb && !attach_run_special(&s.a, true))
 		ring_buffer__consume(s.rb);
 	nothers = s.cmd ? cmd_others(&s, others, SCRY_MAX_FOLLOWED) : 0;
@@ -821,7 +825,6 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 			close(s.pidfds[i]);
 	ring_buffer__free(s.rb);
 	events_free(s.events);
-	attach_close(&s.a);
 	syms_free(s.syms);
 	outfile_free(s.out);
 	if (s.watching) {
@@ -833,6 +836,12 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 	}
 	if (s.stopfd >= 0)
 		close(s.stopfd);
+	/*
+	 * The answer is written, -o closed and the status known: only now
+	 * do the probes go, slow closes handed to a child (detach.c). What
+	 * stdio still buffers is flushed by this process's exit alone.
+	 */
+	attach_close(&s.a);
 	if (err && s.a.usage_error)
 		return 2;
 	return err ? 1 : 0;

@@ -115,6 +115,7 @@ const struct source source_kprobe = {
 	.min_parts = 1,
 	.max_parts = 3,
 	.fields = SOURCE_F_ARGS | SOURCE_F_FUNC,
+	.flags = SOURCE_SLOW_DETACH,
 	.plan = kprobe_plan,
 	.prepare = kprobe_prepare,
 	.attach = kprobe_attach,
@@ -128,7 +129,7 @@ const struct source source_kretprobe = {
 	.max_parts = 1,
 	.fields = SOURCE_F_ARGS | SOURCE_F_RETVAL | SOURCE_F_LATENCY |
 		  SOURCE_F_FUNC,
-	.flags = SOURCE_END,
+	.flags = SOURCE_END | SOURCE_SLOW_DETACH,
 	.plan = kprobe_plan,
 	.prepare = kprobe_prepare,
 	.attach = kprobe_attach,
@@ -143,6 +144,7 @@ const struct source source_fbt = {
 	.max_parts = 3,
 	.fields = SOURCE_F_ARGS | SOURCE_F_RETVAL | SOURCE_F_LATENCY |
 		  SOURCE_F_FUNC,
+	.flags = SOURCE_SLOW_DETACH,
 	.plan = kprobe_plan,
 	.prepare = kprobe_prepare,
 	.attach = kprobe_attach,

@@ -147,6 +147,7 @@ const struct source source_tracepoint = {
 	.min_parts = 2,
 	.max_parts = 2,
 	.fields = SOURCE_F_TPARGS | SOURCE_F_FUNC,
+	.flags = SOURCE_SLOW_DETACH,
 	.plan = tp_plan,
 	.list = tp_list,
 	.prepare = tp_prepare,

@@ -90,7 +90,19 @@ bool attach_follows_files(const struct attach *a);
  */
 void attach_on_file(struct attach *a, const struct cmd_file *f);
 
-/* Detach everything and free the skeleton (NULL-safe). */
+/*
+ * Stop collecting: from now on every program but BEGIN's and END's
+ * returns at once, while the probes stay attached (maps.bpf.h: stopped).
+ * NULL-safe, and a no-op before the engine is loaded.
+ */
+void attach_stop(struct attach *a);
+
+/*
+ * Detach everything and free the skeleton (NULL-safe). Links whose close
+ * waits for the kernel's grace periods (SOURCE_SLOW_DETACH) are closed by
+ * a child after scry lets go of them (detach.h): call it once the answer
+ * is out, last.
+ */
 void attach_close(struct attach *a);
 
 #endif /* SCRY_ATTACH_H */
