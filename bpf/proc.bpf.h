@@ -125,21 +125,19 @@ static __always_inline struct scry_notice *scry_notice_new(__u32 kind,
 	return n;
 }
 
-/* The file of @v (SCRY_VMA_FILE) into @out: identity, range, path. */
-static __always_inline void scry_notice_vma(struct task_struct *task,
-					    const struct scry_vma *v,
+/*
+ * The file of @v (SCRY_VMA_FILE), mapped by the current task, into @out:
+ * identity, range, path.
+ */
+static __always_inline void scry_notice_vma(const struct scry_vma *v,
 					    struct scry_notice_file *out)
 {
-	__u32 zero = 0;
-	char *buf;
-
 	out->key = v->key;
 	out->start = v->start;
 	out->end = v->end;
 	out->pgoff = v->pgoff;
-	buf = bpf_map_lookup_elem(&scry_path_scratch, &zero);
-	if (buf && v->file)
-		scry_file_path(task, v->file, &out->path, buf);
+	if (v->file)
+		scry_current_file_path((__u64)v->file, &out->path);
 }
 
 /*
@@ -256,8 +254,6 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	struct inode *inode;
 	__u64 entry, base;
 	__u8 *state, next, zero8 = 0;
-	__u32 zero = 0;
-	char *buf;
 
 	state = bpf_map_lookup_elem(&targets, &tgid);
 	if (!state && !bpf_map_lookup_elem(&seen, &tgid))
@@ -284,18 +280,18 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	n->vdso = (__u64)BPF_CORE_READ(mm, context.vdso);
 	scry_auxv(mm, &entry, &base);
 	exe = BPF_CORE_READ(bprm, file);
-	buf = bpf_map_lookup_elem(&scry_path_scratch, &zero);
-	if (exe && buf) {
+	if (exe) {
 		inode = BPF_CORE_READ(exe, f_inode);
 		n->file[0].key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
 		n->file[0].key.ino = BPF_CORE_READ(inode, i_ino);
 		n->file[0].start = entry;
-		scry_file_path(p, exe, &n->file[0].path, buf);
+		/* exec runs in the task itself: @p is current */
+		scry_current_file_path((__u64)exe, &n->file[0].path);
 	}
 	if (base) {
 		scry_vma_find(p, base, &v);
 		if (v.kind == SCRY_VMA_FILE) {
-			scry_notice_vma(p, &v, &n->file[1]);
+			scry_notice_vma(&v, &n->file[1]);
 			n->file[1].start = base;
 		}
 	}
@@ -336,7 +332,7 @@ int BPF_PROG(on_mmap_exit, struct pt_regs *regs, long ret)
 	n = scry_notice_new(SCRY_NOTICE_MMAP, tgid, scry_gen(tgid));
 	if (!n)
 		return 0;
-	scry_notice_vma(task, &v, &n->file[0]);
+	scry_notice_vma(&v, &n->file[0]);
 	bpf_ringbuf_submit(n, 0);
 	return 0;
 }
