@@ -37,18 +37,6 @@ const volatile bool follow_forks = false;
  */
 const volatile bool cmd_holds = false;
 
-/*
- * Exec and mmap notices describe their files (identity, range, path;
- * an exec's AT_ENTRY, AT_BASE and vDSO) only when this is set. The
- * frontend reads /proc/PID/maps at each notice (session.c notice_apply)
- * and the -c command's files through its held calls (cmd.c), and reads
- * none of these fields; naming the files costs the verifier 9,000 of
- * on_exec's 9,400 instructions and 5,400 of on_mmap_exit's 6,200 (6.18),
- * about 8 ms of each start-up that takes stacks. Left false, the
- * verifier drops that code.
- */
-const volatile bool notice_files = false;
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
@@ -247,16 +235,28 @@ static __always_inline void scry_auxv(struct mm_struct *mm, __u64 *entry,
 }
 
 /*
+ * Exec and mmap notices come in two builds: on_exec and on_mmap_exit, and
+ * the _files ones, whose notices also describe their files (identity,
+ * range, path; an exec's AT_ENTRY, AT_BASE and vDSO). The frontend reads
+ * /proc/PID/maps at each notice (session.c notice_apply) and the -c
+ * command's files through its held calls (cmd.c), and reads none of
+ * those fields, so attach.c loads the plain ones. Naming the files cost
+ * the verifier 9,200 of on_exec's 9,377 instructions and 5,460 of
+ * on_mmap_exit's 6,176 (6.18), and libbpf a CO-RE match (a scan of
+ * vmlinux BTF) for each of the 7 kernel types only the path walk uses.
+ */
+
+/*
  * A followed process exec'ed: it is traced from here on (a PENDING -c
  * command becomes TRACED; the WRAPPER, exec'ing /bin/sh, PENDING), its
  * address space is new, and the mapping
- * list written for the old image is dropped. The notice names the new
- * executable (with AT_ENTRY, for its load bias), its interpreter (with
- * AT_BASE) and the vDSO, which is all an exec maps.
+ * list written for the old image is dropped. With @files, the notice
+ * names the new executable (with AT_ENTRY, for its load bias), its
+ * interpreter (with AT_BASE) and the vDSO, which is all an exec maps.
  */
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
-	     struct linux_binprm *bprm)
+static __always_inline int scry_on_exec(struct task_struct *p,
+					struct linux_binprm *bprm,
+					const bool files)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid), gen, old = 0, *g;
 	struct mm_struct *mm = BPF_CORE_READ(p, mm);
@@ -289,7 +289,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	if (!n)
 		return 0;
 	n->parent_gen = old;
-	if (!notice_files)
+	if (!files)
 		goto submit;
 	n->vdso = (__u64)BPF_CORE_READ(mm, context.vdso);
 	scry_auxv(mm, &entry, &base);
@@ -314,6 +314,20 @@ submit:
 	return 0;
 }
 
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	return scry_on_exec(p, bprm, false);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec_files, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	return scry_on_exec(p, bprm, true);
+}
+
 #define NR_mmap		9
 #define NR_mprotect	10
 #define NR_execve	59
@@ -325,8 +339,8 @@ submit:
  * mapping libraries, dlopen(). At syscall exit the user registers still
  * hold the arguments, and the mapping exists.
  */
-SEC("raw_tp/sys_exit")
-int BPF_PROG(on_mmap_exit, struct pt_regs *regs, long ret)
+static __always_inline int scry_on_mmap_exit(struct pt_regs *regs, long ret,
+					     const bool files)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct task_struct *task;
@@ -347,10 +361,22 @@ int BPF_PROG(on_mmap_exit, struct pt_regs *regs, long ret)
 	n = scry_notice_new(SCRY_NOTICE_MMAP, tgid, scry_gen(tgid));
 	if (!n)
 		return 0;
-	if (notice_files)
+	if (files)
 		scry_notice_vma(&v, &n->file[0]);
 	bpf_ringbuf_submit(n, 0);
 	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(on_mmap_exit, struct pt_regs *regs, long ret)
+{
+	return scry_on_mmap_exit(regs, ret, false);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(on_mmap_exit_files, struct pt_regs *regs, long ret)
+{
+	return scry_on_mmap_exit(regs, ret, true);
 }
 
 /*
