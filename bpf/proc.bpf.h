@@ -125,21 +125,19 @@ static __always_inline struct scry_notice *scry_notice_new(__u32 kind,
 	return n;
 }
 
-/* The file of @v (SCRY_VMA_FILE) into @out: identity, range, path. */
-static __always_inline void scry_notice_vma(struct task_struct *task,
-					    const struct scry_vma *v,
+/*
+ * The file of @v (SCRY_VMA_FILE), mapped by the current task, into @out:
+ * identity, range, path.
+ */
+static __always_inline void scry_notice_vma(const struct scry_vma *v,
 					    struct scry_notice_file *out)
 {
-	__u32 zero = 0;
-	char *buf;
-
 	out->key = v->key;
 	out->start = v->start;
 	out->end = v->end;
 	out->pgoff = v->pgoff;
-	buf = bpf_map_lookup_elem(&scry_path_scratch, &zero);
-	if (buf && v->file)
-		scry_file_path(task, v->file, &out->path, buf);
+	if (v->file)
+		scry_current_file_path((__u64)v->file, &out->path);
 }
 
 /*
@@ -237,16 +235,28 @@ static __always_inline void scry_auxv(struct mm_struct *mm, __u64 *entry,
 }
 
 /*
+ * Exec and mmap notices come in two builds: on_exec and on_mmap_exit, and
+ * the _files ones, whose notices also describe their files (identity,
+ * range, path; an exec's AT_ENTRY, AT_BASE and vDSO). The frontend reads
+ * /proc/PID/maps at each notice (session.c notice_apply) and the -c
+ * command's files through its held calls (cmd.c), and reads none of
+ * those fields, so attach.c loads the plain ones. Naming the files cost
+ * the verifier 9,200 of on_exec's 9,377 instructions and 5,460 of
+ * on_mmap_exit's 6,176 (6.18), and libbpf a CO-RE match (a scan of
+ * vmlinux BTF) for each of the 7 kernel types only the path walk uses.
+ */
+
+/*
  * A followed process exec'ed: it is traced from here on (a PENDING -c
  * command becomes TRACED; the WRAPPER, exec'ing /bin/sh, PENDING), its
  * address space is new, and the mapping
- * list written for the old image is dropped. The notice names the new
- * executable (with AT_ENTRY, for its load bias), its interpreter (with
- * AT_BASE) and the vDSO, which is all an exec maps.
+ * list written for the old image is dropped. With @files, the notice
+ * names the new executable (with AT_ENTRY, for its load bias), its
+ * interpreter (with AT_BASE) and the vDSO, which is all an exec maps.
  */
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
-	     struct linux_binprm *bprm)
+static __always_inline int scry_on_exec(struct task_struct *p,
+					struct linux_binprm *bprm,
+					const bool files)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid), gen, old = 0, *g;
 	struct mm_struct *mm = BPF_CORE_READ(p, mm);
@@ -256,8 +266,6 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	struct inode *inode;
 	__u64 entry, base;
 	__u8 *state, next, zero8 = 0;
-	__u32 zero = 0;
-	char *buf;
 
 	if (scry_stopped())
 		return 0;
@@ -283,26 +291,43 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	if (!n)
 		return 0;
 	n->parent_gen = old;
+	if (!files)
+		goto submit;
 	n->vdso = (__u64)BPF_CORE_READ(mm, context.vdso);
 	scry_auxv(mm, &entry, &base);
 	exe = BPF_CORE_READ(bprm, file);
-	buf = bpf_map_lookup_elem(&scry_path_scratch, &zero);
-	if (exe && buf) {
+	if (exe) {
 		inode = BPF_CORE_READ(exe, f_inode);
 		n->file[0].key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
 		n->file[0].key.ino = BPF_CORE_READ(inode, i_ino);
 		n->file[0].start = entry;
-		scry_file_path(p, exe, &n->file[0].path, buf);
+		/* exec runs in the task itself: @p is current */
+		scry_current_file_path((__u64)exe, &n->file[0].path);
 	}
 	if (base) {
 		scry_vma_find(p, base, &v);
 		if (v.kind == SCRY_VMA_FILE) {
-			scry_notice_vma(p, &v, &n->file[1]);
+			scry_notice_vma(&v, &n->file[1]);
 			n->file[1].start = base;
 		}
 	}
+submit:
 	bpf_ringbuf_submit(n, 0);
 	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	return scry_on_exec(p, bprm, false);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec_files, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	return scry_on_exec(p, bprm, true);
 }
 
 #define NR_mmap		9
@@ -316,8 +341,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
  * mapping libraries, dlopen(). At syscall exit the user registers still
  * hold the arguments, and the mapping exists.
  */
-SEC("raw_tp/sys_exit")
-int BPF_PROG(on_mmap_exit, struct pt_regs *regs, long ret)
+static __always_inline int scry_on_mmap_exit(struct pt_regs *regs, long ret,
+					     const bool files)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct task_struct *task;
@@ -338,9 +363,22 @@ int BPF_PROG(on_mmap_exit, struct pt_regs *regs, long ret)
 	n = scry_notice_new(SCRY_NOTICE_MMAP, tgid, scry_gen(tgid));
 	if (!n)
 		return 0;
-	scry_notice_vma(task, &v, &n->file[0]);
+	if (files)
+		scry_notice_vma(&v, &n->file[0]);
 	bpf_ringbuf_submit(n, 0);
 	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(on_mmap_exit, struct pt_regs *regs, long ret)
+{
+	return scry_on_mmap_exit(regs, ret, false);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(on_mmap_exit_files, struct pt_regs *regs, long ret)
+{
+	return scry_on_mmap_exit(regs, ret, true);
 }
 
 /*

@@ -284,7 +284,11 @@ static int open_and_load(struct attach *a)
 	bpf_object__for_each_program(prog, a->skel->obj)
 		bpf_program__set_autoload(prog, false);
 	bpf_program__set_autoload(a->skel->progs.follow_fork, a->follow_forks);
-	/* exec turns a -c command's PENDING processes TRACED */
+	/*
+	 * exec turns a -c command's PENDING processes TRACED. The notices
+	 * are the plain builds: nothing reads the files the _files ones
+	 * name (proc.bpf.h).
+	 */
 	bpf_program__set_autoload(a->skel->progs.on_exec,
 				  p->key_ustack || a->follow_forks);
 	bpf_program__set_autoload(a->skel->progs.on_mmap_exit, p->key_ustack);

@@ -38,9 +38,8 @@ struct unwind_store {
 	struct unwind_store_maps maps;
 	struct ukey *keys;		/* every identity registered */
 	size_t nkeys, cap_keys;
-	struct scry_unwind_row *rows;	/* the map's mmap, or malloc'ed */
-	size_t rows_len;		/* bytes mapped */
-	bool rows_mmapped;
+	struct scry_unwind_row *rows;	/* without a rows map: in memory */
+	size_t page;			/* bytes */
 	struct scry_unwind_tinfo *tinfo;
 	const struct unwind_table **tables;	/* by id, for -v */
 	__u32 ntables;			/* next id; 0 is never used */
@@ -57,6 +56,7 @@ struct unwind_store *unwind_store_new(const struct unwind_store_maps *maps)
 	if (!s)
 		return NULL;
 	s->maps = *maps;
+	s->page = page > 0 ? page : 4096;
 	if (!s->maps.max_tables || !s->maps.max_rows)
 		goto fail;
 	s->tinfo = calloc(s->maps.max_tables, sizeof(*s->tinfo));
@@ -64,18 +64,8 @@ struct unwind_store *unwind_store_new(const struct unwind_store_maps *maps)
 	if (!s->tinfo || !s->tables)
 		goto fail;
 	s->ntables = 1;
-	if (maps->rows_fd >= 0) {
-		/* BPF_F_MMAPABLE: a table lands with one memcpy */
-		s->rows_len = ((size_t)s->maps.max_rows * sizeof(*s->rows) +
-			       page - 1) / page * page;
-		s->rows = mmap(NULL, s->rows_len, PROT_READ | PROT_WRITE,
-			       MAP_SHARED, maps->rows_fd, 0);
-		if (s->rows != MAP_FAILED) {
-			s->rows_mmapped = true;
-			return s;
-		}
-		s->rows = NULL;
-	}
+	if (maps->rows_fd >= 0)
+		return s;	/* rows go straight to the map: write_rows */
 	s->rows = calloc(s->maps.max_rows, sizeof(*s->rows));
 	if (s->rows)
 		return s;
@@ -100,10 +90,7 @@ void unwind_store_free(struct unwind_store *s)
 			free(f);
 		}
 	}
-	if (s->rows_mmapped)
-		munmap(s->rows, s->rows_len);
-	else
-		free(s->rows);
+	free(s->rows);
 	free(s->tinfo);
 	free(s->tables);
 	free(s->keys);
@@ -123,16 +110,38 @@ static void stats_add(struct unwind_stats *sum, const struct unwind_stats *st)
 	sum->build_ms += st->build_ms;
 }
 
-/* Rows without mmap: one update per row (slow, but only once per file). */
-static int write_rows(struct unwind_store *s, __u32 base, size_t n)
+/*
+ * @n rows at @base of unwind_rows. The map is BPF_F_MMAPABLE: the pages
+ * that hold them are mapped for one memcpy, then unmapped. Not the whole
+ * map for the run: the kernel maps every page of a BPF array at mmap(),
+ * so the default 16 MiB of rows would all count in scry's RSS, most of
+ * it for rows no table ever fills (-c /bin/true uses 0.2 MiB). Without
+ * mmap, one update per row (slow, but once per file).
+ */
+static int write_rows(struct unwind_store *s, __u32 base,
+		      const struct scry_unwind_row *rows, size_t n)
 {
+	size_t sz = sizeof(*rows), off, len;
+	void *p;
 	__u32 i, key;
 
-	if (s->rows_mmapped || s->maps.rows_fd < 0)
+	if (s->maps.rows_fd < 0) {
+		memcpy(&s->rows[base], rows, n * sz);
 		return 0;
+	}
+	/* base + n <= max_rows: the window ends inside the map's pages */
+	off = base * sz / s->page * s->page;
+	len = ((base + n) * sz - off + s->page - 1) / s->page * s->page;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 s->maps.rows_fd, off);
+	if (p != MAP_FAILED) {
+		memcpy((char *)p + (base * sz - off), rows, n * sz);
+		munmap(p, len);
+		return 0;
+	}
 	for (i = 0; i < n; i++) {
 		key = base + i;
-		if (bpf_map_update_elem(s->maps.rows_fd, &key, &s->rows[key], 0))
+		if (bpf_map_update_elem(s->maps.rows_fd, &key, &rows[i], 0))
 			return -errno;
 	}
 	return 0;
@@ -154,9 +163,8 @@ static __u32 place(struct unwind_store *s, const struct unwind_table *t)
 		ss->rows_full++;
 		return 0;
 	}
-	memcpy(&s->rows[base], rows, n * sizeof(*rows));
 	s->tinfo[id] = (struct scry_unwind_tinfo){ .base = base, .nrows = n };
-	if (write_rows(s, base, n) || (s->maps.tables_fd >= 0 &&
+	if (write_rows(s, base, rows, n) || (s->maps.tables_fd >= 0 &&
 	    bpf_map_update_elem(s->maps.tables_fd, &id, &s->tinfo[id], 0))) {
 		ss->failed++;
 		return 0;

@@ -161,7 +161,11 @@ int unwind_store_proc(struct unwind_store *s, const struct addrspace *as,
 /* Drop @pid's mapping list (pid exited). */
 void unwind_store_forget(struct unwind_store *s, int pid);
 
-/* The placed rows and table infos, as the maps hold them (index = id). */
+/*
+ * The placed rows and table infos, as the maps hold them (index = id).
+ * The rows are kept in memory only without a rows map (rows_fd < 0):
+ * NULL otherwise, the map holds them.
+ */
 const struct scry_unwind_row *unwind_store_rows(const struct unwind_store *s,
 						__u32 *nrows);
 const struct scry_unwind_tinfo *unwind_store_tinfo(const struct unwind_store *s,
