@@ -144,8 +144,9 @@ static int resolve_user(struct syms *s, int pid, const struct scry_stack *st,
 static int fill_stack(struct attach *a, struct syms *s, __u64 id, int pid,
 		      bool kernel, struct report_stack *out)
 {
+	static struct report_frame scratch[SCRY_MAX_FRAMES * 2];
 	struct scry_stack st;
-	int err;
+	int i, err;
 
 	memset(out, 0, sizeof(*out));
 	if (id == 0)
@@ -159,22 +160,31 @@ static int fill_stack(struct attach *a, struct syms *s, __u64 id, int pid,
 		out->lost = true;
 		return 0;
 	}
-	out->frames = calloc(SCRY_MAX_FRAMES * 2, sizeof(*out->frames));
-	if (!out->frames)
-		return -ENOMEM;
+	/*
+	 * Resolved into room for inlined expansions, then copied to a
+	 * block of the size used: a large block per stack, shrunk, left
+	 * the heap in pieces (tens of MiB for 12000 stacks).
+	 */
+	out->frames = scratch;
 	out->truncated = st.flags & SCRY_STACK_TRUNCATED;
 	if (kernel)
 		err = resolve_kernel(s, &st, out);
 	else
 		err = resolve_user(s, pid, &st, out);
-	/* room was made for inlined expansions: keep only what is used */
 	if (!err && out->nr) {
-		struct report_frame *fit;
-
-		fit = realloc(out->frames, out->nr * sizeof(*fit));
-		if (fit)
-			out->frames = fit;
+		out->frames = malloc(out->nr * sizeof(*out->frames));
+		if (out->frames) {
+			memcpy(out->frames, scratch,
+			       out->nr * sizeof(*out->frames));
+			return 0;
+		}
+		err = -ENOMEM;
 	}
+	/* on error: the frames resolved so far are cleared here */
+	for (i = 0; i < out->nr; i++)
+		syms_frame_clear(&scratch[i]);
+	out->frames = NULL;
+	out->nr = 0;
 	return err;
 }
 
