@@ -15,6 +15,7 @@
 #include <scry/attach.h>
 #include <scry/drain.h>
 #include <scry/log.h>
+#include <scry/obj.h>
 #include <scry/plan.h>
 #include <scry/report.h>
 #include <scry/session.h>
@@ -513,6 +514,13 @@ int drain_report(struct attach *a, struct syms *s, struct report *r,
 	err = err ? : drain_map(a, s, r, false, -1, clear, caps);
 	if (!err && p->uses_vars)
 		err = drain_map(a, s, r, true, -1, clear, caps);
+	/*
+	 * The whole (last) drain is named: printing it needs no DWARF, and
+	 * the unpacked sections would add to its peak. Interval snapshots
+	 * keep theirs for the next.
+	 */
+	if (!clear)
+		obj_cache_drop_dwarf(syms_objs(s));
 	merge_aggs(a, r);
 	return err ? : drain_stats(a, r);
 }
