@@ -42,11 +42,27 @@ struct dw_unit {
 	struct ranges funcs;	/* tops' address ranges -> index in tops */
 };
 
+/*
+ * dwinfo_funcs() results by pc, direct-mapped: a drain asks about the
+ * same return addresses once per stack that passes them (12000 stacks
+ * through one malloc). The names point into the DWARF data, which lives
+ * as long as the dwinfo.
+ */
+#define MEMO_SLOTS	1024
+
+struct dw_memo {
+	__u64 pc;
+	int max, k;		/* the call's @max and its result */
+	bool lines, used;
+	struct dwinfo_func *out;	/* k + 1 entries when k >= 0 */
+};
+
 struct dwinfo {
 	Dwarf *dw;
 	struct ranges cus;	/* CU address ranges -> index in units */
 	struct dw_unit *units;
 	size_t nunits, cap;
+	struct dw_memo *memo;	/* MEMO_SLOTS, on first use */
 	unsigned int steps;	/* work since the last stop check */
 };
 
@@ -114,6 +130,8 @@ struct dwinfo *dwinfo_new(struct elf_file *f)
 
 void dwinfo_free(struct dwinfo *d)
 {
+	size_t i;
+
 	if (!d)
 		return;
 	dwarf_end(d->dw);
@@ -123,6 +141,9 @@ void dwinfo_free(struct dwinfo *d)
 		ranges_clear(&d->units[d->nunits].funcs);
 	}
 	free(d->units);
+	for (i = 0; d->memo && i < MEMO_SLOTS; i++)
+		free(d->memo[i].out);
+	free(d->memo);
 	free(d);
 }
 
@@ -290,8 +311,8 @@ static void call_site(Dwarf_Die *inl, struct dwinfo_func *f)
 		f->file = dwarf_filesrc(files, idx, NULL, NULL);
 }
 
-int dwinfo_funcs(struct dwinfo *d, __u64 pc, struct dwinfo_func *out,
-		 int max, bool lines)
+static int funcs_of(struct dwinfo *d, __u64 pc, struct dwinfo_func *out,
+		    int max, bool lines)
 {
 	Dwarf_Die path[DW_MAX_DEPTH], fn[DWINFO_MAX_INLINE], cu, top;
 	const struct range *r = ranges_find(&d->cus, pc);
@@ -339,5 +360,42 @@ int dwinfo_funcs(struct dwinfo *d, __u64 pc, struct dwinfo_func *out,
 		else
 			call_site(&fn[i - 1], &out[i]);
 	}
+	return k;
+}
+
+int dwinfo_funcs(struct dwinfo *d, __u64 pc, struct dwinfo_func *out,
+		 int max, bool lines)
+{
+	struct dw_memo *m;
+	int k;
+
+	if (max > DWINFO_MAX_INLINE)
+		max = DWINFO_MAX_INLINE;
+	if (!d->memo)
+		d->memo = calloc(MEMO_SLOTS, sizeof(*d->memo));
+	if (!d->memo)
+		return funcs_of(d, pc, out, max, lines);
+	m = &d->memo[((pc * 0x9e3779b97f4a7c15ULL) >> 32) % MEMO_SLOTS];
+	if (m->used && m->pc == pc && m->max == max && m->lines == lines) {
+		if (m->k >= 0)
+			memcpy(out, m->out, (m->k + 1) * sizeof(*out));
+		return m->k;
+	}
+	k = funcs_of(d, pc, out, max, lines);
+	/* a walk cut short by a stop is not the answer to keep */
+	if (stop_requested())
+		return k;
+	free(m->out);
+	m->out = NULL;
+	m->used = false;
+	if (k >= 0 && !(m->out = malloc((k + 1) * sizeof(*out))))
+		return k;
+	if (k >= 0)
+		memcpy(m->out, out, (k + 1) * sizeof(*out));
+	m->pc = pc;
+	m->max = max;
+	m->lines = lines;
+	m->k = k;
+	m->used = true;
 	return k;
 }
