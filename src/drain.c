@@ -384,6 +384,92 @@ static struct report *map_report(struct report *r, int mi)
 	return mi >= 0 && (size_t)mi < r->nmaps ? r->maps[mi] : NULL;
 }
 
+/* One key of `aggs` or `vars` (@vars, its value @v) with value @val, a row. */
+static int take_key(struct attach *a, struct syms *s, struct report *r,
+		    bool vars, const struct scry_key *key,
+		    const struct scry_val *val, __s64 v, size_t *caps)
+{
+	const struct plan *p = a->plan;
+	struct report_row *row;
+	struct report *mr = map_report(r, key->map);
+	int err;
+
+	if (!mr)
+		return 0;
+	row = add_row(mr, &caps[key->map]);
+	if (!row)
+		return -ENOMEM;
+	/* a pid whose notice was lost: try now, it may still live */
+	if (p->maps[key->map].has_pid && key->pid)
+		syms_add_pid(s, key->pid);
+	row->val = *val;
+	err = fill_row(a, s, &p->maps[key->map], key, row);
+	if (!err && vars)
+		row->vstr = drain_format_value(a, s, &p->maps[key->map].val,
+					       v, key->pid);
+	return err;
+}
+
+/*
+ * Every key of `aggs` with its value, BATCH at a time
+ * (bpf_map_lookup_batch: two system calls per key become one per
+ * batch). -EOPNOTSUPP before the first key when the kernel cannot: the
+ * caller walks key by key instead. A bucket larger than the batch
+ * (ENOSPC) is read again with more room.
+ */
+#define BATCH	256
+static int drain_aggs_batch(struct attach *a, struct syms *s,
+			    struct report *r, bool clear, size_t *caps)
+{
+	int fd = bpf_map__fd(a->skel->maps.aggs), err = 0, i;
+	struct scry_key *keys = NULL;
+	struct scry_val *vals = NULL;
+	__u32 in = 0, out = 0, n, room = BATCH;
+	bool first = true, done = false;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+
+	while (!err && !done) {
+		if (!keys) {
+			keys = calloc(room, sizeof(*keys));
+			vals = calloc(room, sizeof(*vals));
+			if (!keys || !vals) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		n = room;
+		if (bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys,
+					 vals, &n, &opts)) {
+			if (errno == ENOSPC && room < (1U << 16)) {
+				free(keys);
+				free(vals);
+				keys = NULL;
+				vals = NULL;
+				room *= 4;
+				continue;
+			}
+			if (errno != ENOENT) {
+				err = first ? -EOPNOTSUPP : -errno;
+				break;
+			}
+			done = true;	/* the last keys, maybe none */
+		}
+		first = false;
+		in = out;
+		for (i = 0; !err && i < (int)n && i < (int)room; i++) {
+			err = take_key(a, s, r, false, &keys[i], &vals[i], 0,
+				       caps);
+			/* the batch walk is by bucket: deleting read keys
+			 * does not lose its place */
+			if (!err && clear)
+				bpf_map_delete_elem(fd, &keys[i]);
+		}
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
 /*
  * Every key of `aggs` (when @vars is false) or of `vars`, of map @only
  * (all when -1), into its map's report; deleted as read when @clear.
@@ -392,21 +478,22 @@ static int drain_map(struct attach *a, struct syms *s, struct report *r,
 		     bool vars, int only, bool clear, size_t *caps)
 {
 	struct bpf_map *map = vars ? a->skel->maps.vars : a->skel->maps.aggs;
-	const struct plan *p = a->plan;
 	struct scry_key key, next, *prev = NULL;
 	struct scry_val val;
-	struct report_row *row;
-	struct report *mr;
-	__s64 v;
+	__s64 v = 0;
 	int err;
 
+	if (!vars && only < 0) {
+		err = drain_aggs_batch(a, s, r, clear, caps);
+		if (err != -EOPNOTSUPP)
+			return err;
+	}
 	while (!bpf_map__get_next_key(map, prev, &next, sizeof(next))) {
 		key = next;
 		prev = &key;
 		if (only >= 0 && (int)key.map != only)
 			continue;
-		mr = map_report(r, key.map);
-		if (!mr)
+		if (!map_report(r, key.map))
 			continue;
 		memset(&val, 0, sizeof(val));
 		if (vars) {
@@ -419,18 +506,7 @@ static int drain_map(struct attach *a, struct syms *s, struct report *r,
 						sizeof(val), 0)) {
 			continue;
 		}
-		row = add_row(mr, &caps[key.map]);
-		if (!row)
-			return -ENOMEM;
-		/* a pid whose notice was lost: try now, it may still live */
-		if (p->maps[key.map].has_pid && key.pid)
-			syms_add_pid(s, key.pid);
-		row->val = val;
-		err = fill_row(a, s, &p->maps[key.map], &key, row);
-		if (!err && vars)
-			row->vstr = drain_format_value(a, s,
-						       &p->maps[key.map].val,
-						       v, key.pid);
+		err = take_key(a, s, r, vars, &key, &val, v, caps);
 		if (err)
 			return err;
 		if (clear && bpf_map__delete_elem(map, &key, sizeof(key), 0))
