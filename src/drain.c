@@ -15,6 +15,7 @@
 #include <scry/attach.h>
 #include <scry/drain.h>
 #include <scry/log.h>
+#include <scry/obj.h>
 #include <scry/plan.h>
 #include <scry/report.h>
 #include <scry/session.h>
@@ -144,8 +145,9 @@ static int resolve_user(struct syms *s, int pid, const struct scry_stack *st,
 static int fill_stack(struct attach *a, struct syms *s, __u64 id, int pid,
 		      bool kernel, struct report_stack *out)
 {
+	static struct report_frame scratch[SCRY_MAX_FRAMES * 2];
 	struct scry_stack st;
-	int err;
+	int i, err;
 
 	memset(out, 0, sizeof(*out));
 	if (id == 0)
@@ -159,22 +161,31 @@ static int fill_stack(struct attach *a, struct syms *s, __u64 id, int pid,
 		out->lost = true;
 		return 0;
 	}
-	out->frames = calloc(SCRY_MAX_FRAMES * 2, sizeof(*out->frames));
-	if (!out->frames)
-		return -ENOMEM;
+	/*
+	 * Resolved into room for inlined expansions, then copied to a
+	 * block of the size used: a large block per stack, shrunk, left
+	 * the heap in pieces (tens of MiB for 12000 stacks).
+	 */
+	out->frames = scratch;
 	out->truncated = st.flags & SCRY_STACK_TRUNCATED;
 	if (kernel)
 		err = resolve_kernel(s, &st, out);
 	else
 		err = resolve_user(s, pid, &st, out);
-	/* room was made for inlined expansions: keep only what is used */
 	if (!err && out->nr) {
-		struct report_frame *fit;
-
-		fit = realloc(out->frames, out->nr * sizeof(*fit));
-		if (fit)
-			out->frames = fit;
+		out->frames = malloc(out->nr * sizeof(*out->frames));
+		if (out->frames) {
+			memcpy(out->frames, scratch,
+			       out->nr * sizeof(*out->frames));
+			return 0;
+		}
+		err = -ENOMEM;
 	}
+	/* on error: the frames resolved so far are cleared here */
+	for (i = 0; i < out->nr; i++)
+		syms_frame_clear(&scratch[i]);
+	out->frames = NULL;
+	out->nr = 0;
 	return err;
 }
 
@@ -373,6 +384,92 @@ static struct report *map_report(struct report *r, int mi)
 	return mi >= 0 && (size_t)mi < r->nmaps ? r->maps[mi] : NULL;
 }
 
+/* One key of `aggs` or `vars` (@vars, its value @v) with value @val, a row. */
+static int take_key(struct attach *a, struct syms *s, struct report *r,
+		    bool vars, const struct scry_key *key,
+		    const struct scry_val *val, __s64 v, size_t *caps)
+{
+	const struct plan *p = a->plan;
+	struct report_row *row;
+	struct report *mr = map_report(r, key->map);
+	int err;
+
+	if (!mr)
+		return 0;
+	row = add_row(mr, &caps[key->map]);
+	if (!row)
+		return -ENOMEM;
+	/* a pid whose notice was lost: try now, it may still live */
+	if (p->maps[key->map].has_pid && key->pid)
+		syms_add_pid(s, key->pid);
+	row->val = *val;
+	err = fill_row(a, s, &p->maps[key->map], key, row);
+	if (!err && vars)
+		row->vstr = drain_format_value(a, s, &p->maps[key->map].val,
+					       v, key->pid);
+	return err;
+}
+
+/*
+ * Every key of `aggs` with its value, BATCH at a time
+ * (bpf_map_lookup_batch: two system calls per key become one per
+ * batch). -EOPNOTSUPP before the first key when the kernel cannot: the
+ * caller walks key by key instead. A bucket larger than the batch
+ * (ENOSPC) is read again with more room.
+ */
+#define BATCH	256
+static int drain_aggs_batch(struct attach *a, struct syms *s,
+			    struct report *r, bool clear, size_t *caps)
+{
+	int fd = bpf_map__fd(a->skel->maps.aggs), err = 0, i;
+	struct scry_key *keys = NULL;
+	struct scry_val *vals = NULL;
+	__u32 in = 0, out = 0, n, room = BATCH;
+	bool first = true, done = false;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+
+	while (!err && !done) {
+		if (!keys) {
+			keys = calloc(room, sizeof(*keys));
+			vals = calloc(room, sizeof(*vals));
+			if (!keys || !vals) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		n = room;
+		if (bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys,
+					 vals, &n, &opts)) {
+			if (errno == ENOSPC && room < (1U << 16)) {
+				free(keys);
+				free(vals);
+				keys = NULL;
+				vals = NULL;
+				room *= 4;
+				continue;
+			}
+			if (errno != ENOENT) {
+				err = first ? -EOPNOTSUPP : -errno;
+				break;
+			}
+			done = true;	/* the last keys, maybe none */
+		}
+		first = false;
+		in = out;
+		for (i = 0; !err && i < (int)n && i < (int)room; i++) {
+			err = take_key(a, s, r, false, &keys[i], &vals[i], 0,
+				       caps);
+			/* the batch walk is by bucket: deleting read keys
+			 * does not lose its place */
+			if (!err && clear)
+				bpf_map_delete_elem(fd, &keys[i]);
+		}
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
 /*
  * Every key of `aggs` (when @vars is false) or of `vars`, of map @only
  * (all when -1), into its map's report; deleted as read when @clear.
@@ -381,21 +478,22 @@ static int drain_map(struct attach *a, struct syms *s, struct report *r,
 		     bool vars, int only, bool clear, size_t *caps)
 {
 	struct bpf_map *map = vars ? a->skel->maps.vars : a->skel->maps.aggs;
-	const struct plan *p = a->plan;
 	struct scry_key key, next, *prev = NULL;
 	struct scry_val val;
-	struct report_row *row;
-	struct report *mr;
-	__s64 v;
+	__s64 v = 0;
 	int err;
 
+	if (!vars && only < 0) {
+		err = drain_aggs_batch(a, s, r, clear, caps);
+		if (err != -EOPNOTSUPP)
+			return err;
+	}
 	while (!bpf_map__get_next_key(map, prev, &next, sizeof(next))) {
 		key = next;
 		prev = &key;
 		if (only >= 0 && (int)key.map != only)
 			continue;
-		mr = map_report(r, key.map);
-		if (!mr)
+		if (!map_report(r, key.map))
 			continue;
 		memset(&val, 0, sizeof(val));
 		if (vars) {
@@ -408,18 +506,7 @@ static int drain_map(struct attach *a, struct syms *s, struct report *r,
 						sizeof(val), 0)) {
 			continue;
 		}
-		row = add_row(mr, &caps[key.map]);
-		if (!row)
-			return -ENOMEM;
-		/* a pid whose notice was lost: try now, it may still live */
-		if (p->maps[key.map].has_pid && key.pid)
-			syms_add_pid(s, key.pid);
-		row->val = val;
-		err = fill_row(a, s, &p->maps[key.map], &key, row);
-		if (!err && vars)
-			row->vstr = drain_format_value(a, s,
-						       &p->maps[key.map].val,
-						       v, key.pid);
+		err = take_key(a, s, r, vars, &key, &val, v, caps);
 		if (err)
 			return err;
 		if (clear && bpf_map__delete_elem(map, &key, sizeof(key), 0))
@@ -503,6 +590,13 @@ int drain_report(struct attach *a, struct syms *s, struct report *r,
 	err = err ? : drain_map(a, s, r, false, -1, clear, caps);
 	if (!err && p->uses_vars)
 		err = drain_map(a, s, r, true, -1, clear, caps);
+	/*
+	 * The whole (last) drain is named: printing it needs no DWARF, and
+	 * the unpacked sections would add to its peak. Interval snapshots
+	 * keep theirs for the next.
+	 */
+	if (!clear)
+		obj_cache_drop_dwarf(syms_objs(s));
 	merge_aggs(a, r);
 	return err ? : drain_stats(a, r);
 }

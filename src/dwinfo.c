@@ -3,8 +3,11 @@
  * dwinfo: inlined frames and source lines from DWARF.
  *
  * Compile units are indexed by address here: libdw's dwarf_addrdie()
- * needs .debug_aranges, which clang does not emit. Inside a unit only
- * the path of DIEs down to the pc is read, not the whole unit as
+ * needs .debug_aranges, which clang does not emit. Inside a unit the
+ * outermost functions are indexed by address too, on the unit's first
+ * lookup (one unit can hold thousands of functions: a linear walk of
+ * them per pc made symbolizing quadratic); from the function only the
+ * path of DIEs down to the pc is read, not the whole unit as
  * dwarf_getscopes() does.
  */
 #include <dwarf.h>
@@ -14,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <scry/array.h>
 #include <scry/dwinfo.h>
 #include <scry/elf.h>
 #include <scry/ranges.h>
@@ -24,9 +28,41 @@
 /* DIEs or units visited between two looks at stop_requested() */
 #define PER_STOP_CHECK	1024
 
+/* An outermost scope of a unit: where descend() goes on from. */
+struct dw_top {
+	Dwarf_Off off;		/* its DIE */
+	int depth;		/* descend()'s depth at its parent */
+};
+
+struct dw_unit {
+	Dwarf_Off off;		/* the CU DIE */
+	bool indexed;		/* tops and funcs built (or failed) */
+	struct dw_top *tops;	/* in the order descend() meets them */
+	size_t ntops, cap;
+	struct ranges funcs;	/* tops' address ranges -> index in tops */
+};
+
+/*
+ * dwinfo_funcs() results by pc, direct-mapped: a drain asks about the
+ * same return addresses once per stack that passes them (12000 stacks
+ * through one malloc). The names point into the DWARF data, which lives
+ * as long as the dwinfo.
+ */
+#define MEMO_SLOTS	1024
+
+struct dw_memo {
+	__u64 pc;
+	int max, k;		/* the call's @max and its result */
+	bool lines, used;
+	struct dwinfo_func *out;	/* k + 1 entries when k >= 0 */
+};
+
 struct dwinfo {
 	Dwarf *dw;
-	struct ranges cus;	/* CU address ranges -> CU DIE offset */
+	struct ranges cus;	/* CU address ranges -> index in units */
+	struct dw_unit *units;
+	size_t nunits, cap;
+	struct dw_memo *memo;	/* MEMO_SLOTS, on first use */
 	unsigned int steps;	/* work since the last stop check */
 };
 
@@ -53,11 +89,16 @@ static int index_cus(struct dwinfo *d)
 			return -EINTR;
 		if (type != DW_UT_compile)
 			continue;
+		if (array_ensure(&d->units, &d->cap, sizeof(*d->units),
+				 d->nunits + 1))
+			return -ENOMEM;
+		memset(&d->units[d->nunits], 0, sizeof(d->units[0]));
+		d->units[d->nunits].off = dwarf_dieoffset(&cudie);
 		while (!err &&
 		       (off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0)
 			if (lo && lo < hi)
-				err = ranges_add(&d->cus, lo, hi,
-						 dwarf_dieoffset(&cudie));
+				err = ranges_add(&d->cus, lo, hi, d->nunits);
+		d->nunits++;
 	}
 	ranges_finish(&d->cus);
 	return err;
@@ -89,10 +130,20 @@ struct dwinfo *dwinfo_new(struct elf_file *f)
 
 void dwinfo_free(struct dwinfo *d)
 {
+	size_t i;
+
 	if (!d)
 		return;
 	dwarf_end(d->dw);
 	ranges_clear(&d->cus);
+	while (d->nunits--) {
+		free(d->units[d->nunits].tops);
+		ranges_clear(&d->units[d->nunits].funcs);
+	}
+	free(d->units);
+	for (i = 0; d->memo && i < MEMO_SLOTS; i++)
+		free(d->memo[i].out);
+	free(d->memo);
 	free(d);
 }
 
@@ -142,6 +193,77 @@ static bool descend(struct dwinfo *d, Dwarf_Die *die, __u64 pc,
 	return false;
 }
 
+/*
+ * The scopes descend() would test from @die down, in its order: the
+ * addressed ones (functions, blocks) are recorded, the containers
+ * (namespaces, classes) walked into.
+ */
+static int collect_tops(struct dwinfo *d, struct dw_unit *u, Dwarf_Die *die,
+			int depth)
+{
+	Dwarf_Die c;
+	int err;
+
+	if (depth > DW_MAX_DEPTH || dwarf_child(die, &c))
+		return 0;
+	do {
+		if (tired(d))
+			return -EINTR;
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+			if (array_ensure(&u->tops, &u->cap, sizeof(*u->tops),
+					 u->ntops + 1))
+				return -ENOMEM;
+			u->tops[u->ntops].off = dwarf_dieoffset(&c);
+			u->tops[u->ntops++].depth = depth;
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			err = collect_tops(d, u, &c, depth + 1);
+			if (err)
+				return err;
+			break;
+		}
+	} while (!dwarf_siblingof(&c, &c));
+	return 0;
+}
+
+/*
+ * Index @u's outermost scopes by address. descend() takes the first of
+ * them holding the pc; ranges_find() the last added: so added last to
+ * first. A scope's ranges are exactly what dwarf_haspc() tests.
+ */
+static void index_unit(struct dwinfo *d, struct dw_unit *u, Dwarf_Die *cu)
+{
+	Dwarf_Addr base, lo, hi;
+	Dwarf_Die c;
+	size_t i;
+	int err;
+
+	u->indexed = true;
+	err = collect_tops(d, u, cu, 0);
+	for (i = u->ntops; !err && i-- > 0;) {
+		ptrdiff_t off = 0;
+
+		if (!dwarf_offdie(d->dw, u->tops[i].off, &c))
+			continue;
+		while (!err && (off = dwarf_ranges(&c, off, &base, &lo,
+						   &hi)) > 0)
+			if (lo < hi)
+				err = ranges_add(&u->funcs, lo, hi, i);
+	}
+	if (err)
+		ranges_clear(&u->funcs);	/* nothing found, not a wrong find */
+	ranges_finish(&u->funcs);
+}
+
 /* The linkage name when there is one: it says which overload. */
 static const char *die_name(Dwarf_Die *die)
 {
@@ -189,19 +311,32 @@ static void call_site(Dwarf_Die *inl, struct dwinfo_func *f)
 		f->file = dwarf_filesrc(files, idx, NULL, NULL);
 }
 
-int dwinfo_funcs(struct dwinfo *d, __u64 pc, struct dwinfo_func *out,
-		 int max, bool lines)
+static int funcs_of(struct dwinfo *d, __u64 pc, struct dwinfo_func *out,
+		    int max, bool lines)
 {
-	Dwarf_Die path[DW_MAX_DEPTH], fn[DWINFO_MAX_INLINE], cu;
+	Dwarf_Die path[DW_MAX_DEPTH], fn[DWINFO_MAX_INLINE], cu, top;
 	const struct range *r = ranges_find(&d->cus, pc);
+	struct dw_unit *u;
 	Dwarf_Addr entry;
 	int n = 0, i, k = 0;
 
-	if (!r || !dwarf_offdie(d->dw, r->val, &cu))
+	if (!r || r->val >= d->nunits)
+		return -ENOENT;
+	u = &d->units[r->val];
+	if (!dwarf_offdie(d->dw, u->off, &cu))
 		return -ENOENT;
 	if (max > DWINFO_MAX_INLINE)
 		max = DWINFO_MAX_INLINE;
-	descend(d, &cu, pc, path, &n, 0);
+	if (!u->indexed)
+		index_unit(d, u, &cu);
+	/* the outermost scope holding pc, then down from it as descend() */
+	r = ranges_find(&u->funcs, pc);
+	if (r && r->val < u->ntops &&
+	    dwarf_offdie(d->dw, u->tops[r->val].off, &top)) {
+		if (is_func(dwarf_tag(&top)))
+			path[n++] = top;
+		descend(d, &top, pc, path, &n, u->tops[r->val].depth + 1);
+	}
 	/* a nested function's enclosing function is not its caller */
 	for (i = n; i-- > 0 && k < max;) {
 		fn[k++] = path[i];
@@ -225,5 +360,42 @@ int dwinfo_funcs(struct dwinfo *d, __u64 pc, struct dwinfo_func *out,
 		else
 			call_site(&fn[i - 1], &out[i]);
 	}
+	return k;
+}
+
+int dwinfo_funcs(struct dwinfo *d, __u64 pc, struct dwinfo_func *out,
+		 int max, bool lines)
+{
+	struct dw_memo *m;
+	int k;
+
+	if (max > DWINFO_MAX_INLINE)
+		max = DWINFO_MAX_INLINE;
+	if (!d->memo)
+		d->memo = calloc(MEMO_SLOTS, sizeof(*d->memo));
+	if (!d->memo)
+		return funcs_of(d, pc, out, max, lines);
+	m = &d->memo[((pc * 0x9e3779b97f4a7c15ULL) >> 32) % MEMO_SLOTS];
+	if (m->used && m->pc == pc && m->max == max && m->lines == lines) {
+		if (m->k >= 0)
+			memcpy(out, m->out, (m->k + 1) * sizeof(*out));
+		return m->k;
+	}
+	k = funcs_of(d, pc, out, max, lines);
+	/* a walk cut short by a stop is not the answer to keep */
+	if (stop_requested())
+		return k;
+	free(m->out);
+	m->out = NULL;
+	m->used = false;
+	if (k >= 0 && !(m->out = malloc((k + 1) * sizeof(*out))))
+		return k;
+	if (k >= 0)
+		memcpy(m->out, out, (k + 1) * sizeof(*out));
+	m->pc = pc;
+	m->max = max;
+	m->lines = lines;
+	m->k = k;
+	m->used = true;
 	return k;
 }

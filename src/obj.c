@@ -58,6 +58,7 @@ struct obj {
 	bool syms_done;
 	struct symtab syms;
 	struct elf_file *dbg;		/* the debug file, if it has DWARF */
+	bool dbg_dropped;		/* dbg let go: found again on need */
 	bool dw_tried;
 	struct dwinfo *dw;
 	bool unwind_done;
@@ -547,11 +548,38 @@ struct dwinfo *obj_dwinfo(struct obj *o)
 	/* the debug file is found with the symbols */
 	if (!obj_symtab(o))
 		return NULL;
+	/* ... and again after obj_cache_drop_dwarf(): it had DWARF then */
+	if (o->dbg_dropped) {
+		o->dbg = debuginfo_find(o->elf, o->path);
+		if (!o->dbg && errno == EINTR)
+			return NULL;
+		if (o->dbg && !elf_file_has_dwarf(o->dbg)) {
+			elf_file_free(o->dbg);
+			o->dbg = NULL;
+		}
+		o->dbg_dropped = false;
+	}
 	o->dw = dwinfo_new(o->dbg ? o->dbg : o->elf);
 	if (!o->dw && errno == EINTR)
 		return NULL;		/* asked to stop: try another time */
 	o->dw_tried = true;
 	return o->dw;
+}
+
+void obj_cache_drop_dwarf(struct obj_cache *c)
+{
+	struct obj *o;
+
+	for (o = c ? c->all : NULL; o; o = o->next) {
+		dwinfo_free(o->dw);
+		o->dw = NULL;
+		o->dw_tried = false;
+		if (o->dbg) {
+			elf_file_free(o->dbg);
+			o->dbg = NULL;
+			o->dbg_dropped = true;
+		}
+	}
 }
 
 const struct unwind_table *obj_unwind(struct obj *o)

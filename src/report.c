@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <scry/intern.h>
 #include <scry/report.h>
 
 __s64 report_row_value(const struct report *r, const struct report_row *row)
@@ -267,9 +268,9 @@ void report_stack_free(struct report_stack *st)
 	int i;
 
 	for (i = 0; st->frames && i < st->nr; i++) {
-		free(st->frames[i].module);
-		free(st->frames[i].sym);
-		free(st->frames[i].file);
+		intern_put(st->frames[i].module);
+		intern_put(st->frames[i].sym);
+		intern_put(st->frames[i].file);
 		report_mapping_free(st->frames[i].map);
 	}
 	free(st->frames);

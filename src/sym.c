@@ -24,6 +24,7 @@
 #include <scry/demangle.h>
 #include <scry/dwinfo.h>
 #include <scry/fsafe.h>
+#include <scry/intern.h>
 #include <scry/jitmap.h>
 #include <scry/ksym.h>
 #include <scry/log.h>
@@ -98,12 +99,12 @@ static int frame_fill(struct syms *s, struct report_frame *fr,
 	fr->off = lf->off;
 	fr->inlined = lf->inlined;
 	fr->line = lf->line;
-	if (module && !(fr->module = strdup(module)))
+	if (module && !(fr->module = intern(module)))
 		goto nomem;
-	if (lf->sym && !(fr->sym = demangle_dup(s->flags & SYMS_NO_DEMANGLE ?
-						NULL : s->dem, lf->sym)))
+	if (lf->sym && !(fr->sym = intern_take(demangle_dup(
+			s->flags & SYMS_NO_DEMANGLE ? NULL : s->dem, lf->sym))))
 		goto nomem;
-	if (lf->file && !(fr->file = strdup(base_name(lf->file))))
+	if (lf->file && !(fr->file = intern(base_name(lf->file))))
 		goto nomem;
 	return 0;
 nomem:
@@ -115,9 +116,9 @@ void syms_frame_clear(struct report_frame *fr)
 {
 	if (!fr)
 		return;
-	free(fr->module);
-	free(fr->sym);
-	free(fr->file);
+	intern_put(fr->module);
+	intern_put(fr->sym);
+	intern_put(fr->file);
 	report_mapping_free(fr->map);
 	fr->module = NULL;
 	fr->sym = NULL;
@@ -150,8 +151,8 @@ int syms_kernel(struct syms *s, __u64 addr, struct report_frame *out)
 		return s->k_err ? s->k_err : -ENOENT;
 	if (ksym_find(s->k, addr, &name, &module, &off))
 		return 1;
-	out->module = strdup(module);
-	out->sym = strdup(name);
+	out->module = intern(module);
+	out->sym = intern(name);
 	if (!out->module || !out->sym) {
 		syms_frame_clear(out);
 		return -ENOMEM;
@@ -721,7 +722,7 @@ int syms_user(struct syms *s, int pid, __u64 addr,
 		return err;	/* named, or -errno */
 	if (!m)
 		return 1;
-	out->module = strdup(m->module);
+	out->module = intern(m->module);
 	if (!out->module)
 		return -ENOMEM;
 	out->off = off;

@@ -19,7 +19,8 @@ struct plan_type;
  * Fill @r from @a's maps, resolving stacks with @s: r is the main map's
  * report (--map, or the plan's main map), r->maps every map's in program
  * order; the stats. When @clear is set, delete what was read (interval
- * snapshots). Returns 0 or -errno.
+ * snapshots); when not, the files' DWARF is let go once the rows are
+ * named (obj_cache_drop_dwarf). Returns 0 or -errno.
  */
 int drain_report(struct attach *a, struct syms *s, struct report *r,
 		 bool clear);

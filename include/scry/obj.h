@@ -113,6 +113,14 @@ const struct symtab *obj_symtab(struct obj *o);
 struct dwinfo *obj_dwinfo(struct obj *o);
 
 /*
+ * Let go of every file's DWARF and debug file: libdw's unpacked
+ * sections (a compressed debug file of libc is 10 MiB unpacked) are
+ * not kept past the drain that needed them. The next obj_dwinfo()
+ * reads them again.
+ */
+void obj_cache_drop_dwarf(struct obj_cache *c);
+
+/*
  * The unwind table, built on first call. NULL with errno: ENOENT (no
  * usable CFI), EFBIG (code above 4 GiB), ENOEXEC (not ELF), E2BIG (more
  * rows than UNWIND_MAX_ROWS), EINTR (stop_requested(): tried again on

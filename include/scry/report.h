@@ -21,6 +21,7 @@ struct report_mapping {
 	__u64 offset;		/* file offset of start */
 };
 
+/* The strings of a frame are intern()ed: shared, given back by intern_put(). */
 struct report_frame {
 	char *module;		/* "kernel", a file's basename, "[vdso]"; NULL if unknown */
 	char *sym;		/* function name; NULL if unknown */

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include <scry/report.h>
+#include <scry/obj.h>
 #include <scry/sym.h>
 
 #include "check.h"
@@ -922,6 +923,16 @@ static void test_inline(bool split)
 			  HOW("inline: max 2: fx_leaf"));
 		CHECK_STR(fr[1].sym, "fx_mid", HOW("inline: max 2: fx_mid"));
 	}
+	clear_frames(fr, n > 0 ? n : 0);
+
+	/* the last drain lets the DWARF go; a later lookup reads it again */
+	obj_cache_drop_dwarf(syms_objs(s));
+	n = syms_user(s, getpid(), pc, fr, 8);
+	CHECK_INT(n, 3, HOW("inline: DWARF read again after it was dropped"));
+	if (n == 3)
+		CHECK(!strcmp(fr[0].sym, "fx_leaf") && fr[0].inlined &&
+		      !strcmp(fr[2].sym, "fx_outer") && !fr[2].inlined,
+		      HOW("inline: ... the same frames"));
 	clear_frames(fr, n > 0 ? n : 0);
 
 	syms_set_flags(s, SYMS_LINES);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <stdbool.h>
 #include <unistd.h>
+#include <scry/intern.h>
 #include <scry/report.h>
 
 typedef int (*printer_fn)(FILE *f, const struct report *r);
@@ -67,7 +68,8 @@ static inline char *render(printer_fn fn, const struct report *r, int *rc)
 	return buf;
 }
 
-/* Synthetic frames: strings are strdup'ed so report_clear owns them. */
+/* Synthetic frames: strings are intern()ed as the drain's are, so
+ * report_clear gives them back. */
 struct fdesc {
 	const char *module;
 	const char *sym;
@@ -91,8 +93,8 @@ static inline void set_stack_named(struct report_key *k, enum report_key_kind ki
 	for (i = 0; i < n; i++) {
 		struct report_frame *fr = &k->stack.frames[i];
 
-		fr->module = xstrdup(fd[i].module);
-		fr->sym = xstrdup(fd[i].sym);
+		fr->module = fd[i].module ? intern(fd[i].module) : NULL;
+		fr->sym = fd[i].sym ? intern(fd[i].sym) : NULL;
 		fr->off = fd[i].off;
 		fr->addr = fd[i].addr;
 		fr->inlined = fd[i].inlined;
