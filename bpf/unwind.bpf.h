@@ -86,6 +86,12 @@ struct scry_unwind_kstate {
 	__u32 asks;		/* bpf_find_vma calls so far */
 	__u32 next;		/* cache slot to fill next */
 	struct scry_unwind_map seen[SCRY_UNWIND_VMA_CACHE];
+	/*
+	 * The mapping of the previous frame: consecutive frames are mostly
+	 * in one file, and mappings do not overlap, so a pc inside it needs
+	 * no search of the list. table 0 (zeroed per walk): nothing yet.
+	 */
+	struct scry_unwind_map last;
 };
 
 struct {
@@ -201,6 +207,34 @@ int scry_unwind_row_find(__u32 lo, __u32 n, __u32 pc)
 }
 
 /*
+ * Index of the row of @pc (a vaddr) in table @ti, or -1: the bucket
+ * index (unwind_abi.h) narrows the search to the rows between two slots,
+ * a step or two for most pcs; a table placed without one is searched
+ * whole.
+ */
+static __always_inline int scry_unwind_row_lookup(
+	const struct scry_unwind_tinfo *ti, __u32 pc)
+{
+	const struct scry_unwind_row *a, *b;
+	__u32 k, bucket;
+
+	if (!ti->nbuckets)
+		return scry_unwind_row_find(ti->base, ti->nrows, pc);
+	if (pc < ti->pc0)
+		return -1;	/* below the first row: no row covers it */
+	bucket = (pc - ti->pc0) >> (ti->shift & 31);
+	if (bucket >= ti->nbuckets)
+		bucket = ti->nbuckets - 1;
+	k = ti->index + bucket;
+	a = bpf_map_lookup_elem(&unwind_rows, &k);
+	k++;
+	b = bpf_map_lookup_elem(&unwind_rows, &k);
+	if (!a || !b || a->pc > b->pc || b->pc >= ti->nrows)
+		return -1;	/* not an index the frontend wrote */
+	return scry_unwind_row_find(ti->base + a->pc, b->pc - a->pc + 1, pc);
+}
+
+/*
  * The mapping of @pc from the kernel itself, for a process whose list the
  * frontend has not written yet (its first instructions, a library it just
  * mapped): the file's identity finds its table in unwind_files, and the
@@ -272,10 +306,17 @@ static __always_inline __u32 scry_unwind_find(struct scry_unwind_walk *w,
 	__u32 idx, why;
 	int i;
 
-	if (!w->proc || scry_unwind_map_find(w->proc, pc, &m)) {
-		why = scry_unwind_kmap(w, pc, &m);
-		if (why)
-			return why;
+	if (w->ks && w->ks->last.table && pc >= w->ks->last.start &&
+	    pc < w->ks->last.end) {
+		m = w->ks->last;
+	} else {
+		if (!w->proc || scry_unwind_map_find(w->proc, pc, &m)) {
+			why = scry_unwind_kmap(w, pc, &m);
+			if (why)
+				return why;
+		}
+		if (w->ks)
+			w->ks->last = m;
 	}
 	ti = bpf_map_lookup_elem(&unwind_tables, &m.table);
 	if (!ti)
@@ -283,7 +324,7 @@ static __always_inline __u32 scry_unwind_find(struct scry_unwind_walk *w,
 	pc -= m.bias;
 	if (pc > 0xffffffffULL)
 		return SCRY_UNWIND_STAT_NO_ROW;
-	i = scry_unwind_row_find(ti->base, ti->nrows, pc);
+	i = scry_unwind_row_lookup(ti, pc);
 	if (i < 0)
 		return SCRY_UNWIND_STAT_NO_ROW;
 	idx = i;
@@ -393,14 +434,30 @@ static __always_inline long scry_unwind_frame(struct scry_unwind_walk *w)
 	/* callers' frames lie above: anything else is a corrupt stack */
 	if (cfa <= w->sp)
 		return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
-	if (bpf_probe_read_user(&ra, sizeof(ra), (const void *)(cfa - 8)))
-		return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
-	if (r.rbp == SCRY_UNWIND_RBP_LOST)
-		bp = 0;
-	else if (r.rbp != SCRY_UNWIND_RBP_SAME &&
-		 bpf_probe_read_user(&bp, sizeof(bp),
-				     (const void *)(cfa - 8 * (__u64)r.rbp)))
-		return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+	if (r.rbp == 2) {
+		/*
+		 * `push rbp` first thing: the saved rbp sits right below the
+		 * return address, and one read of both halves the cost of
+		 * the most common frame.
+		 */
+		__u64 pair[2];
+
+		if (bpf_probe_read_user(pair, sizeof(pair),
+					(const void *)(cfa - 16)))
+			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+		bp = pair[0];
+		ra = pair[1];
+	} else {
+		if (bpf_probe_read_user(&ra, sizeof(ra),
+					(const void *)(cfa - 8)))
+			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+		if (r.rbp == SCRY_UNWIND_RBP_LOST)
+			bp = 0;
+		else if (r.rbp != SCRY_UNWIND_RBP_SAME &&
+			 bpf_probe_read_user(&bp, sizeof(bp),
+					     (const void *)(cfa - 8 * (__u64)r.rbp)))
+			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+	}
 	w->sp = cfa;
 	w->bp = bp;
 	w->pc = ra;
