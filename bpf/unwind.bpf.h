@@ -76,6 +76,7 @@ struct {
  */
 #define SCRY_UNWIND_VMA_CACHE	2
 #define SCRY_UNWIND_VMA_ASKS	4	/* questions per stack, at most */
+#define SCRY_UNWIND_LAST	2	/* mappings of the last frames kept */
 
 /*
  * What one walk learnt from the kernel. It lives in map memory, like the
@@ -87,11 +88,14 @@ struct scry_unwind_kstate {
 	__u32 next;		/* cache slot to fill next */
 	struct scry_unwind_map seen[SCRY_UNWIND_VMA_CACHE];
 	/*
-	 * The mapping of the previous frame: consecutive frames are mostly
-	 * in one file, and mappings do not overlap, so a pc inside it needs
-	 * no search of the list. table 0 (zeroed per walk): nothing yet.
+	 * The mappings of the last frames: a stack goes back and forth
+	 * between a few files (the program, libc: malloc -> hot_loop ->
+	 * main -> __libc_start_call_main -> _start), and mappings do not
+	 * overlap, so a pc inside one needs no search of the list. table 0
+	 * (zeroed per walk): nothing yet.
 	 */
-	struct scry_unwind_map last;
+	__u32 lnext;		/* slot of last[] to fill next */
+	struct scry_unwind_map last[SCRY_UNWIND_LAST];
 };
 
 struct {
@@ -167,8 +171,8 @@ int scry_unwind_map_find(const struct scry_unwind_proc *proc, __u64 pc,
 		n = SCRY_UNWIND_MAX_MAPS;
 	if (!n)
 		return -1;
-	/* lower bound without an early exit: half is 0 once n is 1 */
-	for (i = 0; i < SCRY_UNWIND_MAP_STEPS; i++) {
+	/* lower bound: the index moves by half, and needs no hi */
+	for (i = 0; i < SCRY_UNWIND_MAP_STEPS && n > 1; i++) {
 		half = n / 2;
 		if (proc->map[(lo + half) & (SCRY_UNWIND_MAX_MAPS - 1)].start <= pc)
 			lo += half;
@@ -294,6 +298,26 @@ static __always_inline __u32 scry_unwind_kmap(struct scry_unwind_walk *w,
 	return SCRY_UNWIND_STAT_NO_ROW;
 }
 
+/* The mapping of @pc into @m if one of the last frames' has it. */
+static __always_inline bool scry_unwind_last(struct scry_unwind_kstate *ks,
+					     __u64 pc,
+					     struct scry_unwind_map *m)
+{
+	struct scry_unwind_map *c;
+	__u32 i;
+
+	if (!ks)
+		return false;
+	for (i = 0; i < SCRY_UNWIND_LAST; i++) {
+		c = &ks->last[i];
+		if (c->table && pc >= c->start && pc < c->end) {
+			*m = *c;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The row for the current frame (0), or why there is none. */
 static __always_inline __u32 scry_unwind_find(struct scry_unwind_walk *w,
 					      struct scry_unwind_row *out)
@@ -306,17 +330,14 @@ static __always_inline __u32 scry_unwind_find(struct scry_unwind_walk *w,
 	__u32 idx, why;
 	int i;
 
-	if (w->ks && w->ks->last.table && pc >= w->ks->last.start &&
-	    pc < w->ks->last.end) {
-		m = w->ks->last;
-	} else {
+	if (!scry_unwind_last(w->ks, pc, &m)) {
 		if (!w->proc || scry_unwind_map_find(w->proc, pc, &m)) {
 			why = scry_unwind_kmap(w, pc, &m);
 			if (why)
 				return why;
 		}
 		if (w->ks)
-			w->ks->last = m;
+			w->ks->last[w->ks->lnext++ & (SCRY_UNWIND_LAST - 1)] = m;
 	}
 	ti = bpf_map_lookup_elem(&unwind_tables, &m.table);
 	if (!ti)
