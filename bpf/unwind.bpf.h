@@ -76,6 +76,7 @@ struct {
  */
 #define SCRY_UNWIND_VMA_CACHE	2
 #define SCRY_UNWIND_VMA_ASKS	4	/* questions per stack, at most */
+#define SCRY_UNWIND_LAST	2	/* mappings of the last frames kept */
 
 /*
  * What one walk learnt from the kernel. It lives in map memory, like the
@@ -86,6 +87,15 @@ struct scry_unwind_kstate {
 	__u32 asks;		/* bpf_find_vma calls so far */
 	__u32 next;		/* cache slot to fill next */
 	struct scry_unwind_map seen[SCRY_UNWIND_VMA_CACHE];
+	/*
+	 * The mappings of the last frames: a stack goes back and forth
+	 * between a few files (the program, libc: malloc -> hot_loop ->
+	 * main -> __libc_start_call_main -> _start), and mappings do not
+	 * overlap, so a pc inside one needs no search of the list. table 0
+	 * (zeroed per walk): nothing yet.
+	 */
+	__u32 lnext;		/* slot of last[] to fill next */
+	struct scry_unwind_map last[SCRY_UNWIND_LAST];
 };
 
 struct {
@@ -161,8 +171,8 @@ int scry_unwind_map_find(const struct scry_unwind_proc *proc, __u64 pc,
 		n = SCRY_UNWIND_MAX_MAPS;
 	if (!n)
 		return -1;
-	/* lower bound without an early exit: half is 0 once n is 1 */
-	for (i = 0; i < SCRY_UNWIND_MAP_STEPS; i++) {
+	/* lower bound: the index moves by half, and needs no hi */
+	for (i = 0; i < SCRY_UNWIND_MAP_STEPS && n > 1; i++) {
 		half = n / 2;
 		if (proc->map[(lo + half) & (SCRY_UNWIND_MAX_MAPS - 1)].start <= pc)
 			lo += half;
@@ -198,6 +208,34 @@ int scry_unwind_row_find(__u32 lo, __u32 n, __u32 pc)
 	if (n > 1)
 		return -1;	/* more rows than the search covers */
 	return lo;
+}
+
+/*
+ * Index of the row of @pc (a vaddr) in table @ti, or -1: the bucket
+ * index (unwind_abi.h) narrows the search to the rows between two slots,
+ * a step or two for most pcs; a table placed without one is searched
+ * whole.
+ */
+static __always_inline int scry_unwind_row_lookup(
+	const struct scry_unwind_tinfo *ti, __u32 pc)
+{
+	const struct scry_unwind_row *a, *b;
+	__u32 k, bucket;
+
+	if (!ti->nbuckets)
+		return scry_unwind_row_find(ti->base, ti->nrows, pc);
+	if (pc < ti->pc0)
+		return -1;	/* below the first row: no row covers it */
+	bucket = (pc - ti->pc0) >> (ti->shift & 31);
+	if (bucket >= ti->nbuckets)
+		bucket = ti->nbuckets - 1;
+	k = ti->index + bucket;
+	a = bpf_map_lookup_elem(&unwind_rows, &k);
+	k++;
+	b = bpf_map_lookup_elem(&unwind_rows, &k);
+	if (!a || !b || a->pc > b->pc || b->pc >= ti->nrows)
+		return -1;	/* not an index the frontend wrote */
+	return scry_unwind_row_find(ti->base + a->pc, b->pc - a->pc + 1, pc);
 }
 
 /*
@@ -260,6 +298,26 @@ static __always_inline __u32 scry_unwind_kmap(struct scry_unwind_walk *w,
 	return SCRY_UNWIND_STAT_NO_ROW;
 }
 
+/* The mapping of @pc into @m if one of the last frames' has it. */
+static __always_inline bool scry_unwind_last(struct scry_unwind_kstate *ks,
+					     __u64 pc,
+					     struct scry_unwind_map *m)
+{
+	struct scry_unwind_map *c;
+	__u32 i;
+
+	if (!ks)
+		return false;
+	for (i = 0; i < SCRY_UNWIND_LAST; i++) {
+		c = &ks->last[i];
+		if (c->table && pc >= c->start && pc < c->end) {
+			*m = *c;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The row for the current frame (0), or why there is none. */
 static __always_inline __u32 scry_unwind_find(struct scry_unwind_walk *w,
 					      struct scry_unwind_row *out)
@@ -272,10 +330,14 @@ static __always_inline __u32 scry_unwind_find(struct scry_unwind_walk *w,
 	__u32 idx, why;
 	int i;
 
-	if (!w->proc || scry_unwind_map_find(w->proc, pc, &m)) {
-		why = scry_unwind_kmap(w, pc, &m);
-		if (why)
-			return why;
+	if (!scry_unwind_last(w->ks, pc, &m)) {
+		if (!w->proc || scry_unwind_map_find(w->proc, pc, &m)) {
+			why = scry_unwind_kmap(w, pc, &m);
+			if (why)
+				return why;
+		}
+		if (w->ks)
+			w->ks->last[w->ks->lnext++ & (SCRY_UNWIND_LAST - 1)] = m;
 	}
 	ti = bpf_map_lookup_elem(&unwind_tables, &m.table);
 	if (!ti)
@@ -283,7 +345,7 @@ static __always_inline __u32 scry_unwind_find(struct scry_unwind_walk *w,
 	pc -= m.bias;
 	if (pc > 0xffffffffULL)
 		return SCRY_UNWIND_STAT_NO_ROW;
-	i = scry_unwind_row_find(ti->base, ti->nrows, pc);
+	i = scry_unwind_row_lookup(ti, pc);
 	if (i < 0)
 		return SCRY_UNWIND_STAT_NO_ROW;
 	idx = i;
@@ -393,14 +455,30 @@ static __always_inline long scry_unwind_frame(struct scry_unwind_walk *w)
 	/* callers' frames lie above: anything else is a corrupt stack */
 	if (cfa <= w->sp)
 		return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
-	if (bpf_probe_read_user(&ra, sizeof(ra), (const void *)(cfa - 8)))
-		return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
-	if (r.rbp == SCRY_UNWIND_RBP_LOST)
-		bp = 0;
-	else if (r.rbp != SCRY_UNWIND_RBP_SAME &&
-		 bpf_probe_read_user(&bp, sizeof(bp),
-				     (const void *)(cfa - 8 * (__u64)r.rbp)))
-		return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+	if (r.rbp == 2) {
+		/*
+		 * `push rbp` first thing: the saved rbp sits right below the
+		 * return address, and one read of both halves the cost of
+		 * the most common frame.
+		 */
+		__u64 pair[2];
+
+		if (bpf_probe_read_user(pair, sizeof(pair),
+					(const void *)(cfa - 16)))
+			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+		bp = pair[0];
+		ra = pair[1];
+	} else {
+		if (bpf_probe_read_user(&ra, sizeof(ra),
+					(const void *)(cfa - 8)))
+			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+		if (r.rbp == SCRY_UNWIND_RBP_LOST)
+			bp = 0;
+		else if (r.rbp != SCRY_UNWIND_RBP_SAME &&
+			 bpf_probe_read_user(&bp, sizeof(bp),
+					     (const void *)(cfa - 8 * (__u64)r.rbp)))
+			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+	}
 	w->sp = cfa;
 	w->bp = bp;
 	w->pc = ra;

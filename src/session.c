@@ -573,7 +573,7 @@ static void unwind_report(const struct session *s)
 	if (!s->unwind || !(s->o->stats || s->o->verbose))
 		return;
 	st = unwind_store_stats(s->unwind);
-	fprintf(stderr, "scry: unwind tables: %zu files, %zu tables, %u rows "
+	fprintf(stderr, "scry: unwind tables: %zu files, %zu tables, %u row and index slots "
 		"(%.1f MiB of %.1f MiB), %zu processes; %zu files without CFI"
 		"\n", st->files, st->tables, st->rows_used,
 		st->rows_used * 8.0 / (1 << 20),

@@ -147,13 +147,52 @@ static int write_rows(struct unwind_store *s, __u32 base,
 	return 0;
 }
 
+/*
+ * The bucket index of @n rows (scry_unwind_tinfo): buckets of a power of
+ * two bytes, about one per two rows, so the walker's search in a bucket
+ * takes a step or two instead of log2(n). Rows are unevenly spread (one
+ * large function has many), so a bucket may still hold many: the search
+ * stays a search, just a short one on average. Fills ti's index fields
+ * and @slots (nbuckets + 1 of them, at most @room); false if they do not
+ * fit, and the table goes without an index.
+ */
+static bool build_index(const struct scry_unwind_row *rows, size_t n,
+			struct scry_unwind_row *slots, size_t room,
+			struct scry_unwind_tinfo *ti)
+{
+	__u64 span, start, nb;
+	__u32 shift = 4, b, i = 0;
+
+	if (n < 2)
+		return false;
+	span = rows[n - 1].pc - rows[0].pc;	/* sorted: no wrap */
+	while (shift < 31 && (span >> shift) + 1 > (n + 1) / 2)
+		shift++;
+	nb = (span >> shift) + 1;
+	if (nb + 1 > room)
+		return false;
+	for (b = 0; b <= nb; b++) {
+		start = rows[0].pc + ((__u64)b << shift);
+		while (i + 1 < n && rows[i + 1].pc <= start)
+			i++;
+		slots[b] = (struct scry_unwind_row){ .pc = i };
+	}
+	ti->nbuckets = nb;
+	ti->pc0 = rows[0].pc;
+	ti->shift = shift;
+	return true;
+}
+
 /* Give table @t an id and rows in the maps; rows before the id. */
 static __u32 place(struct unwind_store *s, const struct unwind_table *t)
 {
 	struct unwind_store_stats *ss = &s->stats;
 	__u32 base = ss->rows_used, id = s->ntables;
-	size_t n;
+	size_t n, slots, room;
 	const struct scry_unwind_row *rows = unwind_table_rows(t, &n);
+	struct scry_unwind_row *buf;
+	struct scry_unwind_tinfo ti;
+	int err;
 
 	if (id >= s->maps.max_tables) {
 		ss->tables_full++;
@@ -163,15 +202,37 @@ static __u32 place(struct unwind_store *s, const struct unwind_table *t)
 		ss->rows_full++;
 		return 0;
 	}
-	s->tinfo[id] = (struct scry_unwind_tinfo){ .base = base, .nrows = n };
-	if (write_rows(s, base, rows, n) || (s->maps.tables_fd >= 0 &&
+	/*
+	 * The rows and their index are written as one run of slots: they
+	 * are put together here, then go through write_rows' window. The
+	 * index needs at most (n + 1) / 2 + 1 slots (build_index's bucket
+	 * count); a table whose index does not fit goes without one.
+	 */
+	room = s->maps.max_rows - base - n;
+	if (room > (n + 1) / 2 + 1)
+		room = (n + 1) / 2 + 1;
+	buf = malloc((n + room + 1) * sizeof(*buf));	/* never 0 bytes */
+	if (!buf) {
+		ss->failed++;
+		return 0;
+	}
+	memcpy(buf, rows, n * sizeof(*rows));
+	slots = n;
+	ti = (struct scry_unwind_tinfo){ .base = base, .nrows = n,
+					 .index = base + n };
+	if (build_index(rows, n, buf + n, room, &ti))
+		slots = n + ti.nbuckets + 1;
+	s->tinfo[id] = ti;
+	err = write_rows(s, base, buf, slots);
+	free(buf);
+	if (err || (s->maps.tables_fd >= 0 &&
 	    bpf_map_update_elem(s->maps.tables_fd, &id, &s->tinfo[id], 0))) {
 		ss->failed++;
 		return 0;
 	}
 	s->tables[id] = t;
 	s->ntables++;
-	ss->rows_used += n;
+	ss->rows_used += slots;
 	ss->tables++;
 	stats_add(&ss->sum, unwind_table_stats(t));
 	return id;

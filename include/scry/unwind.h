@@ -110,7 +110,7 @@ struct unwind_store_stats {
 	size_t procs;			/* processes written to unwind_procs */
 	size_t procs_failed;		/* unwind_procs updates that failed (full) */
 	size_t files_full;		/* unwind_files updates that failed */
-	__u32 rows_used;		/* of max_rows */
+	__u32 rows_used;		/* of max_rows: rows and index slots */
 	struct unwind_stats sum;	/* all placed tables together */
 };
 

@@ -61,10 +61,23 @@ struct scry_unwind_row {
 				 * PLT: the rip & 15 threshold */
 };
 
-/* unwind_tables[id]: rows [base, base + nrows) of unwind_rows, by pc */
+/*
+ * unwind_tables[id]: rows [base, base + nrows) of unwind_rows, by pc,
+ * and their bucket index, so a lookup searches a few rows, not the whole
+ * table: the file's range from pc0 (its first row's pc) is cut into
+ * nbuckets buckets of 1 << shift bytes; the nbuckets + 1 slots of
+ * unwind_rows from `index` hold, in their pc field, the table's row
+ * (0-based) that covers each bucket's first byte (the last slot: its
+ * last row). The row of a vaddr in bucket b lies between slots b and
+ * b + 1, both included. nbuckets 0: no index (search all rows).
+ */
 struct scry_unwind_tinfo {
 	__u32 base;
 	__u32 nrows;
+	__u32 index;
+	__u32 nbuckets;
+	__u32 pc0;
+	__u32 shift;
 };
 
 /*

@@ -807,6 +807,48 @@ static void test_errors(void)
 	free(p);
 }
 
+/* The row a lookup's caller accepts: the index, or -1 when none covers @pc. */
+static int row_taken(int i, __u32 pc)
+{
+	return i >= 0 && host_rows[i].pc <= pc ? i : -1;
+}
+
+/*
+ * The bucket index finds the same row as a search of the whole table, at
+ * both ends of every row, past the last and before the first.
+ */
+static void test_index(void)
+{
+	const struct scry_unwind_tinfo *ti;
+	__u32 id, i, pc, bad = 0, checked = 0, indexed = 0, d;
+	__u32 probe_pc[4];
+	int want, got;
+
+	for (id = 1; id < host_ntables; id++) {
+		ti = &host_tinfo[id];
+		indexed += ti->nbuckets > 0;
+		for (i = 0; i < ti->nrows; i++) {
+			pc = host_rows[ti->base + i].pc;
+			probe_pc[0] = pc;
+			probe_pc[1] = pc - 1;
+			probe_pc[2] = pc + 1;
+			probe_pc[3] = pc + 0x100000;
+			for (d = 0; d < 4; d++) {
+				want = row_taken(scry_unwind_row_find(
+					ti->base, ti->nrows, probe_pc[d]),
+					probe_pc[d]);
+				got = row_taken(scry_unwind_row_lookup(
+					ti, probe_pc[d]), probe_pc[d]);
+				checked++;
+				bad += want != got;
+			}
+		}
+	}
+	CHECK(indexed == host_ntables - 1, "every placed table has an index");
+	CHECK(checked > 4 * 20000 && bad == 0,
+	      "indexed row lookup == whole-table search at every row's ends");
+}
+
 int main(void)
 {
 	struct unwind_store_maps m = { .rows_fd = -1, .max_rows = 1 << 21,
@@ -837,8 +879,10 @@ int main(void)
 
 	store = unwind_store_new(&m);
 	CHECK(store != NULL, "in-memory store");
-	if (store)
+	if (store) {
 		test_walker();
+		test_index();
+	}
 	unwind_store_free(store);
 	test_errors();
 	test_big_fde();
