@@ -26,6 +26,8 @@ struct ufile {
 	struct ufile *next;
 	const struct obj *obj;
 	__u32 id;		/* unwind_tables id, 0: not placed */
+	struct scry_file_key last;	/* the identity registered last */
+	bool has_last;
 };
 
 /* An identity the walker may meet a placed table under (unwind_files). */
@@ -38,11 +40,13 @@ struct unwind_store {
 	struct unwind_store_maps maps;
 	struct ukey *keys;		/* every identity registered */
 	size_t nkeys, cap_keys;
-	struct scry_unwind_row *rows;	/* the map's mmap, or malloc'ed */
-	size_t rows_len;		/* bytes mapped */
+	/*
+	 * Without mmap (tests, old kernels) the rows are kept here and
+	 * written to the map one by one; NULL when the map can be mapped.
+	 */
+	struct scry_unwind_row *rows;
 	bool rows_mmapped;
 	struct scry_unwind_tinfo *tinfo;
-	const struct unwind_table **tables;	/* by id, for -v */
 	__u32 ntables;			/* next id; 0 is never used */
 	struct ufile *files[FILE_BUCKETS];
 	struct unwind_store_stats stats;
@@ -60,28 +64,25 @@ struct unwind_store *unwind_store_new(const struct unwind_store_maps *maps)
 	if (!s->maps.max_tables || !s->maps.max_rows)
 		goto fail;
 	s->tinfo = calloc(s->maps.max_tables, sizeof(*s->tinfo));
-	s->tables = calloc(s->maps.max_tables, sizeof(*s->tables));
-	if (!s->tinfo || !s->tables)
+	if (!s->tinfo)
 		goto fail;
 	s->ntables = 1;
 	if (maps->rows_fd >= 0) {
 		/* BPF_F_MMAPABLE: a table lands with one memcpy */
-		s->rows_len = ((size_t)s->maps.max_rows * sizeof(*s->rows) +
-			       page - 1) / page * page;
-		s->rows = mmap(NULL, s->rows_len, PROT_READ | PROT_WRITE,
-			       MAP_SHARED, maps->rows_fd, 0);
-		if (s->rows != MAP_FAILED) {
+		void *m = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       maps->rows_fd, 0);
+
+		if (m != MAP_FAILED) {
+			munmap(m, page);
 			s->rows_mmapped = true;
 			return s;
 		}
-		s->rows = NULL;
 	}
 	s->rows = calloc(s->maps.max_rows, sizeof(*s->rows));
 	if (s->rows)
 		return s;
 fail:
 	free(s->tinfo);
-	free(s->tables);
 	free(s);
 	errno = ENOMEM;
 	return NULL;
@@ -100,12 +101,8 @@ void unwind_store_free(struct unwind_store *s)
 			free(f);
 		}
 	}
-	if (s->rows_mmapped)
-		munmap(s->rows, s->rows_len);
-	else
-		free(s->rows);
+	free(s->rows);
 	free(s->tinfo);
-	free(s->tables);
 	free(s->keys);
 	free(s);
 }
@@ -123,14 +120,34 @@ static void stats_add(struct unwind_stats *sum, const struct unwind_stats *st)
 	sum->build_ms += st->build_ms;
 }
 
-/* Rows without mmap: one update per row (slow, but only once per file). */
-static int write_rows(struct unwind_store *s, __u32 base, size_t n)
+/*
+ * @n rows at @base of the map. Mapped, only the pages they fill, and
+ * only while they are written: the rows are the kernel's memory (bounded
+ * by --max-unwind-rows), and a mapping of the whole map would count all
+ * of it in scry's resident memory for the whole run. Without mmap: kept
+ * here too, and one update per row (slow, but only once per file).
+ */
+static int write_rows(struct unwind_store *s, __u32 base,
+		      const struct scry_unwind_row *rows, size_t n)
 {
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t lo = (size_t)base * sizeof(*rows), hi, off;
 	__u32 i, key;
+	void *m;
 
-	if (s->rows_mmapped || s->maps.rows_fd < 0)
+	if (s->rows_mmapped) {
+		off = lo / page * page;
+		hi = ((lo + n * sizeof(*rows)) + page - 1) / page * page;
+		m = mmap(NULL, hi - off, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 s->maps.rows_fd, off);
+		if (m == MAP_FAILED)
+			return -errno;
+		memcpy((char *)m + (lo - off), rows, n * sizeof(*rows));
+		munmap(m, hi - off);
 		return 0;
-	for (i = 0; i < n; i++) {
+	}
+	memcpy(&s->rows[base], rows, n * sizeof(*rows));
+	for (i = 0; i < n && s->maps.rows_fd >= 0; i++) {
 		key = base + i;
 		if (bpf_map_update_elem(s->maps.rows_fd, &key, &s->rows[key], 0))
 			return -errno;
@@ -154,14 +171,12 @@ static __u32 place(struct unwind_store *s, const struct unwind_table *t)
 		ss->rows_full++;
 		return 0;
 	}
-	memcpy(&s->rows[base], rows, n * sizeof(*rows));
 	s->tinfo[id] = (struct scry_unwind_tinfo){ .base = base, .nrows = n };
-	if (write_rows(s, base, n) || (s->maps.tables_fd >= 0 &&
+	if (write_rows(s, base, rows, n) || (s->maps.tables_fd >= 0 &&
 	    bpf_map_update_elem(s->maps.tables_fd, &id, &s->tinfo[id], 0))) {
 		ss->failed++;
 		return 0;
 	}
-	s->tables[id] = t;
 	s->ntables++;
 	ss->rows_used += n;
 	ss->tables++;
@@ -195,9 +210,11 @@ static struct ufile *file_of(struct unwind_store *s, struct obj *o)
 	f->next = s->files[h];
 	s->files[h] = f;
 	s->stats.files++;
-	if (t)
+	if (t) {
 		f->id = place(s, t);
-	else if (errno == ENOENT || errno == EFBIG)
+		/* placed, its rows are in the map; not placed, never will be */
+		obj_unwind_release(o);
+	} else if (errno == ENOENT || errno == EFBIG)
 		s->stats.no_cfi++;
 	else if (errno == E2BIG)
 		s->stats.too_big++;
@@ -247,6 +264,11 @@ static int register_key(struct unwind_store *s, struct ufile *f,
 	struct ukey *k;
 	size_t i;
 
+	/* a file is mapped under one inode, as a rule: asked once */
+	if (f->has_last && !memcmp(&f->last, key, sizeof(*key)))
+		return 0;
+	f->last = *key;
+	f->has_last = true;
 	for (i = 0; i < s->nkeys; i++)
 		if (!memcmp(&s->keys[i].key, key, sizeof(*key)))
 			return 0;
@@ -327,6 +349,15 @@ int unwind_store_proc(struct unwind_store *s, const struct addrspace *as,
 						  m[i].start, m[i].pgoff,
 						  &bias))
 			continue;
+		/*
+		 * Findable by the inode too: the next process that maps the
+		 * file (a compiler's next run) is unwound from its first
+		 * sample, before its own list is written, or without one.
+		 */
+		if (m[i].ino)
+			register_key(s, f, &(struct scry_file_key){
+				.dev = obj_dev_to_kernel(m[i].dev),
+				.ino = m[i].ino });
 		if (out->n == SCRY_UNWIND_MAX_MAPS) {
 			s->stats.maps_dropped++;
 			continue;
@@ -393,10 +424,4 @@ const struct scry_unwind_tinfo *unwind_store_tinfo(const struct unwind_store *s,
 const struct unwind_store_stats *unwind_store_stats(const struct unwind_store *s)
 {
 	return &s->stats;
-}
-
-const struct unwind_table *unwind_store_table(const struct unwind_store *s,
-					      __u32 id)
-{
-	return id && id < s->ntables ? s->tables[id] : NULL;
 }

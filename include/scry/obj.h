@@ -120,4 +120,11 @@ struct dwinfo *obj_dwinfo(struct obj *o);
  */
 const struct unwind_table *obj_unwind(struct obj *o);
 
+/*
+ * Let go of the unwind table once its rows are elsewhere (the walker's
+ * map): a long run meets files by the hundred and would hold every
+ * table twice. A later obj_unwind() builds it again.
+ */
+void obj_unwind_release(struct obj *o);
+
 #endif /* SCRY_OBJ_H */

@@ -161,16 +161,15 @@ int unwind_store_proc(struct unwind_store *s, const struct addrspace *as,
 /* Drop @pid's mapping list (pid exited). */
 void unwind_store_forget(struct unwind_store *s, int pid);
 
-/* The placed rows and table infos, as the maps hold them (index = id). */
+/*
+ * The placed rows and table infos, as the maps hold them (index = id);
+ * the rows are NULL when they live only in the (mmapable) map.
+ */
 const struct scry_unwind_row *unwind_store_rows(const struct unwind_store *s,
 						__u32 *nrows);
 const struct scry_unwind_tinfo *unwind_store_tinfo(const struct unwind_store *s,
 						   __u32 *ntables);
 
 const struct unwind_store_stats *unwind_store_stats(const struct unwind_store *s);
-
-/* The file's table and its id for a mapping (NULL: none), for -v output. */
-const struct unwind_table *unwind_store_table(const struct unwind_store *s,
-					      __u32 id);
 
 #endif /* SCRY_UNWIND_H */
