@@ -613,6 +613,8 @@ const struct unwind_table *obj_unwind(struct obj *o)
 		} else {
 			o->unwind = unwind_table_build(o->elf);
 			o->unwind_err = o->unwind ? 0 : errno;
+			/* .eh_frame read: not held for the rest of the run */
+			elf_file_pageout(o->elf);
 		}
 		/* asked to stop: not a property of the file */
 		o->unwind_done = o->unwind_err != EINTR;
