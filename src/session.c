@@ -232,7 +232,8 @@ static int pidset_add(struct pidset *ps, int pid)
 
 static int rows_pids_batch(int fd, struct pidset *ps)
 {
-	struct scry_key *keys = malloc(EVICT_BATCH * sizeof(*keys));
+	/* zeroed: valgrind does not know the batch lookup writes them */
+	struct scry_key *keys = calloc(EVICT_BATCH, sizeof(*keys));
 	struct scry_val *vals = malloc(EVICT_BATCH * sizeof(*vals));
 	/* the batch token: a bucket index for hash maps, key-sized at most */
 	struct scry_key in, out;
