@@ -8,8 +8,8 @@
  * pidfd per traced process (readable when it exits), the engine's notice
  * ring buffer (new pids, exec and code mmaps: mappings to read and unwind
  * tables to load), the -c command's held execs and mmaps (cmd.c), the -d
- * deadline, the --interval ticks, and a short timeout to read JITs' perf
- * maps while their processes live.
+ * deadline, the --interval ticks, and a short timeout to read the JIT
+ * perf maps inotify saw written, while their processes live.
  * Whatever ends the wait, the probes are detached first and everything
  * aggregated so far is printed: nothing collected is lost. Then the -c
  * command is ended (or left running with --keep-running).
@@ -309,12 +309,50 @@ out:
  * early when stop was asked for, unless @at_stop (the last pass, which
  * names what it can within its budget).
  */
+/*
+ * A process that execs and then has ld.so map its libraries sends an
+ * exec notice and one per library, all at once: each read /proc/PID/maps
+ * whole, two thirds of the reads on a compiling host. A notice that
+ * reads @n's process is left to a later one in the queue that reads it
+ * again (within NOTICE_AHEAD), unless the process exits or forks in
+ * between (the fork's child copies what is read before it).
+ */
+#define NOTICE_AHEAD	64
+
+static bool notice_superseded(struct session *s, size_t i)
+{
+	struct scry_notice *n = &s->pending[i], *m;
+	size_t j, end = s->npending - i > NOTICE_AHEAD ?
+			i + NOTICE_AHEAD : s->npending;
+
+	if (n->kind == SCRY_NOTICE_EXIT || n->kind == SCRY_NOTICE_FORK)
+		return false;
+	for (j = i + 1; j < end; j++) {
+		m = &s->pending[j];
+		if (m->kind == SCRY_NOTICE_FORK && m->ppid == n->pid)
+			return false;
+		if (m->pid != n->pid || m->kind == SCRY_NOTICE_FORK)
+			continue;
+		if (m->kind == SCRY_NOTICE_EXIT)
+			return false;
+		/* the later read is a re-read if this one was */
+		if (m->kind == SCRY_NOTICE_PID)
+			m->kind = n->kind;
+		return true;
+	}
+	return false;
+}
+
 static void handle_notices(struct session *s, double until, bool tables,
 			   bool at_stop)
 {
 	while (s->done_pending < s->npending) {
 		if ((!at_stop && stop_requested()) || now_s() >= until)
 			return;
+		if (notice_superseded(s, s->done_pending)) {
+			s->done_pending++;
+			continue;
+		}
 		notice_apply(s, &s->pending[s->done_pending++], tables);
 	}
 	s->npending = s->done_pending = 0;
