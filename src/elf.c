@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <scry/array.h>
@@ -208,6 +209,26 @@ struct elf_file *elf_file_mem(const char *name, const void *image,
 	}
 	memcpy(copy, image, size);
 	return wrap(elf_memory(copy, size), copy, name);
+}
+
+void elf_file_pageout(const struct elf_file *f)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), at;
+	size_t size = 0;
+	char *raw;
+
+	if (!f || !f->e || f->image)
+		return;
+	raw = elf_rawfile(f->e, &size);
+	at = (uintptr_t)raw;
+	/*
+	 * libelf's mmap of the file starts on a page (a read-in copy, on
+	 * the heap, does not): MADV_PAGEOUT never loses data either way, a
+	 * clean file page is read again, an anonymous one kept or swapped.
+	 */
+	if (!raw || !size || (at & (page - 1)))
+		return;
+	madvise(raw, (size + page - 1) & ~(page - 1), MADV_PAGEOUT);
 }
 
 void elf_file_free(struct elf_file *f)

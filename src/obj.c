@@ -66,8 +66,24 @@ struct obj {
 	struct unwind_table *unwind;
 };
 
+/*
+ * A mapped inode as /proc/PID/maps names it (its superblock's dev, its
+ * number) -> the obj opened for it. Held only while the obj holds the
+ * inode open, so the number cannot be another file's meanwhile: the
+ * next process that maps the file costs no open at all. (A file written
+ * in place keeps its identity here, as it does for the walker's
+ * unwind_files.)
+ */
+struct kernel_key {
+	struct kernel_key *next;
+	__u64 dev;
+	__u64 ino;
+	struct obj *obj;
+};
+
 struct obj_cache {
 	struct obj *all;
+	struct kernel_key *by_kernel[BUCKETS];
 	struct stat_key *by_stat[BUCKETS];
 	struct obj *by_bid[BUCKETS];
 	struct obj *vdso;
@@ -162,17 +178,23 @@ static void obj_free(struct obj *o)
 
 void obj_cache_free(struct obj_cache *c)
 {
+	struct kernel_key *kk, *kkn;
 	struct stat_key *k, *kn;
 	struct obj *o, *on;
 	size_t i;
 
 	if (!c)
 		return;
-	for (i = 0; i < BUCKETS; i++)
+	for (i = 0; i < BUCKETS; i++) {
 		for (k = c->by_stat[i]; k; k = kn) {
 			kn = k->next;
 			free(k);
 		}
+		for (kk = c->by_kernel[i]; kk; kk = kkn) {
+			kkn = kk->next;
+			free(kk);
+		}
+	}
 	for (o = c->all; o; o = on) {
 		on = o->next;
 		obj_free(o);
@@ -337,10 +359,18 @@ struct obj *obj_cache_path(struct obj_cache *c, const char *path)
 	return obj_from_fd(c, fd, &st, path);
 }
 
+static unsigned int kernel_hash(__u64 dev, __u64 ino)
+{
+	return (unsigned int)((ino * 0x9e3779b97f4a7c15ULL) ^ dev) % BUCKETS;
+}
+
 struct obj *obj_cache_mapped(struct obj_cache *c, int pid,
 			     const struct proc_map *m)
 {
+	unsigned int h = kernel_hash(m->dev, m->ino);
+	struct kernel_key *k;
 	struct stat st;
+	struct obj *o;
 	int fd;
 
 	if (proc_map_is_vdso(m))
@@ -349,12 +379,29 @@ struct obj *obj_cache_mapped(struct obj_cache *c, int pid,
 		errno = EINVAL;
 		return NULL;
 	}
+	for (k = c->by_kernel[h]; k; k = k->next)
+		if (k->dev == m->dev && k->ino == m->ino)
+			return k->obj;
 	fd = proc_open_mapped(pid, m, &st);
 	if (fd < 0) {
 		errno = -fd;
 		return NULL;
 	}
-	return obj_from_fd(c, fd, &st, m->path);
+	o = obj_from_fd(c, fd, &st, m->path);
+	/*
+	 * Only the inode the obj holds open (its first: another inode with
+	 * the same build-id is not held) may be found by its number.
+	 */
+	if (o && o->fd >= 0 && o->id.ino == st.st_ino &&
+	    o->id.dev == st.st_dev && st.st_ino == m->ino &&
+	    (k = calloc(1, sizeof(*k)))) {
+		k->dev = m->dev;
+		k->ino = m->ino;
+		k->obj = o;
+		k->next = c->by_kernel[h];
+		c->by_kernel[h] = k;
+	}
+	return o;
 }
 
 /* Our own vDSO image, sized by our own mapping of it. */
@@ -594,6 +641,8 @@ const struct unwind_table *obj_unwind(struct obj *o)
 		} else {
 			o->unwind = unwind_table_build(o->elf);
 			o->unwind_err = o->unwind ? 0 : errno;
+			/* .eh_frame read: not held for the rest of the run */
+			elf_file_pageout(o->elf);
 		}
 		/* asked to stop: not a property of the file */
 		o->unwind_done = o->unwind_err != EINTR;
@@ -601,4 +650,13 @@ const struct unwind_table *obj_unwind(struct obj *o)
 	if (!o->unwind)
 		errno = o->unwind_err;
 	return o->unwind;
+}
+
+void obj_unwind_release(struct obj *o)
+{
+	if (!o || !o->unwind)
+		return;
+	unwind_table_free(o->unwind);
+	o->unwind = NULL;
+	o->unwind_done = false;
 }

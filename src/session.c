@@ -8,8 +8,8 @@
  * pidfd per traced process (readable when it exits), the engine's notice
  * ring buffer (new pids, exec and code mmaps: mappings to read and unwind
  * tables to load), the -c command's held execs and mmaps (cmd.c), the -d
- * deadline, the --interval ticks, and a short timeout to read JITs' perf
- * maps while their processes live.
+ * deadline, the --interval ticks, and a short timeout to read the JIT
+ * perf maps inotify saw written, while their processes live.
  * Whatever ends the wait, collection stops first (every probe turns
  * inert, attached still) and everything aggregated so far is printed:
  * nothing collected is lost. Then the -c command is ended (or left
@@ -147,6 +147,7 @@ static int on_notice(void *ctx, void *data, size_t len)
 static void notice_apply(struct session *s, const struct scry_notice *n,
 			 bool tables)
 {
+	__u32 gen;
 	int err;
 
 	/*
@@ -163,10 +164,17 @@ static void notice_apply(struct session *s, const struct scry_notice *n,
 		s->nexited++;
 		return;
 	}
-	err = load_pid(s, n->pid, n->kind != SCRY_NOTICE_PID, tables);
+	gen = s->unwind ? unwind_store_gen(s->unwind, n->pid) : n->gen;
+	err = syms_notice_pid(s->syms, n->pid, n->gen,
+			      n->kind != SCRY_NOTICE_PID);
+	/* (a fork's copy has its parent's list already: the engine's) */
+	if (err != 1 && tables && s->unwind)
+		unwind_store_pid(s->unwind, n->pid,	/* gone: FP is all */
+				 syms_addrspace(s->syms, n->pid), gen);
 	log_debug("notice at %.3f: pid %d %s: %s", now_s(), n->pid,
 		  n->kind != SCRY_NOTICE_PID ? "mappings changed" :
-		  "first seen", err ? strerror(-err) : "mappings read");
+		  "first seen", err < 0 ? strerror(-err) :
+		  err ? "known" : "mappings read");
 }
 
 /*
@@ -200,31 +208,90 @@ static bool pidset_has(void *ctx, int pid)
 	       bsearch(&pid, ps->v, ps->n, sizeof(*ps->v), pid_cmp) != NULL;
 }
 
-static void evict_exited(struct session *s)
+static int pidset_add(struct pidset *ps, int pid)
+{
+	int *v;
+
+	if (!pid)
+		return 0;
+	if (ps->n == ps->cap) {
+		ps->cap = ps->cap ? ps->cap * 2 : 1024;
+		v = realloc(ps->v, ps->cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		ps->v = v;
+	}
+	ps->v[ps->n++] = pid;
+	return 0;
+}
+
+/*
+ * The pids the aggregation's keys hold, EVICT_BATCH keys a call: one
+ * get_next_key call per key was 16 000 system calls a pass over a full
+ * map. -errno if the kernel has no batch lookup (then key by key).
+ */
+#define EVICT_BATCH	256
+
+static int rows_pids_batch(int fd, struct pidset *ps)
+{
+	/* zeroed: valgrind does not know the batch lookup writes them */
+	struct scry_key *keys = calloc(EVICT_BATCH, sizeof(*keys));
+	struct scry_val *vals = malloc(EVICT_BATCH * sizeof(*vals));
+	/* the batch token: a bucket index for hash maps, key-sized at most */
+	struct scry_key in, out;
+	bool first = true;
+	__u32 n, i;
+	int err = keys && vals ? 0 : -ENOMEM;
+
+	while (!err) {
+		n = EVICT_BATCH;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys,
+					   vals, &n, NULL) ? -errno : 0;
+		if (err && err != -ENOENT)
+			break;
+		for (i = 0; i < n && err != -ENOMEM; i++)
+			if (pidset_add(ps, keys[i].pid))
+				err = -ENOMEM;
+		if (err == -ENOENT) {
+			err = 0;	/* the last batch */
+			break;
+		}
+		in = out;
+		first = false;
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
+static int rows_pids(int fd, struct pidset *ps)
 {
 	struct scry_key key, next, *prev = NULL;
-	struct pidset ps = {};
-	double t0 = now_s(), spent;
-	size_t freed;
-	int fd, *v;
+	int err = rows_pids_batch(fd, ps);
 
-	if (!s->nexited || t0 < s->next_evict || !s->a.skel)
-		return;
-	fd = bpf_map__fd(s->a.skel->maps.aggs);
+	if (err != -EINVAL && err != -ENOTSUP && err != -ENOSPC &&
+	    err != -EOPNOTSUPP)
+		return err;
+	ps->n = 0;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (!key.pid)
-			continue;
-		if (ps.n == ps.cap) {
-			ps.cap = ps.cap ? ps.cap * 2 : 1024;
-			v = realloc(ps.v, ps.cap * sizeof(*v));
-			if (!v)
-				goto out;	/* keep everything: try later */
-			ps.v = v;
-		}
-		ps.v[ps.n++] = key.pid;
+		if (pidset_add(ps, key.pid))
+			return -ENOMEM;
 	}
+	return 0;
+}
+
+static void evict_exited(struct session *s)
+{
+	struct pidset ps = {};
+	double t0 = now_s(), spent;
+	size_t freed;
+
+	if (!s->nexited || t0 < s->next_evict || !s->a.skel)
+		return;
+	if (rows_pids(bpf_map__fd(s->a.skel->maps.aggs), &ps))
+		goto out;	/* keep everything: try later */
 	if (ps.n)	/* (qsort and bsearch take no NULL, even for 0) */
 		qsort(ps.v, ps.n, sizeof(*ps.v), pid_cmp);
 	freed = syms_evict_exited(s->syms, t0, EVICT_AGE_S, pidset_has, &ps);
@@ -244,12 +311,50 @@ out:
  * early when stop was asked for, unless @at_stop (the last pass, which
  * names what it can within its budget).
  */
+/*
+ * A process that execs and then has ld.so map its libraries sends an
+ * exec notice and one per library, all at once: each read /proc/PID/maps
+ * whole, two thirds of the reads on a compiling host. A notice that
+ * reads @n's process is left to a later one in the queue that reads it
+ * again (within NOTICE_AHEAD), unless the process exits or forks in
+ * between (the fork's child copies what is read before it).
+ */
+#define NOTICE_AHEAD	64
+
+static bool notice_superseded(struct session *s, size_t i)
+{
+	struct scry_notice *n = &s->pending[i], *m;
+	size_t j, end = s->npending - i > NOTICE_AHEAD ?
+			i + NOTICE_AHEAD : s->npending;
+
+	if (n->kind == SCRY_NOTICE_EXIT || n->kind == SCRY_NOTICE_FORK)
+		return false;
+	for (j = i + 1; j < end; j++) {
+		m = &s->pending[j];
+		if (m->kind == SCRY_NOTICE_FORK && m->ppid == n->pid)
+			return false;
+		if (m->pid != n->pid || m->kind == SCRY_NOTICE_FORK)
+			continue;
+		if (m->kind == SCRY_NOTICE_EXIT)
+			return false;
+		/* the later read is a re-read if this one was */
+		if (m->kind == SCRY_NOTICE_PID)
+			m->kind = n->kind;
+		return true;
+	}
+	return false;
+}
+
 static void handle_notices(struct session *s, double until, bool tables,
 			   bool at_stop)
 {
 	while (s->done_pending < s->npending) {
 		if ((!at_stop && stop_requested()) || now_s() >= until)
 			return;
+		if (notice_superseded(s, s->done_pending)) {
+			s->done_pending++;
+			continue;
+		}
 		notice_apply(s, &s->pending[s->done_pending++], tables);
 	}
 	s->npending = s->done_pending = 0;

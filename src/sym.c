@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,7 +57,14 @@ struct sproc {
 	int pid;
 	bool gone;		/* implicit add failed: do not retry */
 	double exited;		/* when its exit was told (syms_exited), or 0 */
-	uid_t uid;		/* owner of /proc/PID: may own its perf map */
+	/*
+	 * Announced by the engine (syms_notice_pid): its execs and code
+	 * mmaps are told, so nothing is asked of /proc to find them, and
+	 * @gen is the address space its mappings were read for.
+	 */
+	bool told;
+	__u32 gen;
+	bool exe_known;		/* exe_dev/ino read (not for told ones) */
 	dev_t exe_dev;		/* what /proc/PID/exe was at the last read */
 	ino_t exe_ino;
 	struct addrspace *as;
@@ -71,6 +79,14 @@ struct syms {
 	struct sproc *procs[PID_BUCKETS];
 	unsigned int flags;	/* SYMS_* */
 	struct demangler *dem;
+	/*
+	 * Perf maps are re-read when inotify says /tmp/perf-PID.map was
+	 * written (one watch on /tmp), not by a stat of every live process's
+	 * path several times a second. -1: not set up yet (or no inotify:
+	 * then every live process is polled, as before).
+	 */
+	int jit_watch;
+	bool jit_tried;
 };
 
 /* ---- frames ---------------------------------------------------------- */
@@ -315,18 +331,27 @@ static int jit_read(struct sproc *p)
 	struct fsafe_rules rules = {
 		.max_size = ~0ULL,	/* jitmap reads its first bytes only */
 		.nofollow = true,
-		.check_owner = true,
-		.owner = p->uid,
 	};
 	struct jitmap *n = p->jit.map;
 	char path[64];
-	struct stat st;
+	struct stat st, owner;
 	int fd, err;
 
 	jit_path(path, sizeof(path), p->pid);
 	fd = fsafe_open(path, &rules, &st);
 	if (fd < 0)
 		return fd;
+	/*
+	 * The owner check (fsafe's check_owner) made here, after the open
+	 * of what fsafe proved a regular file (no side effect) and before a
+	 * byte is read: most processes have no perf map, and now only those
+	 * that do cost a stat of /proc/PID, not every process read.
+	 */
+	snprintf(path, sizeof(path), "/proc/%d", p->pid);
+	if (stat(path, &owner) || (st.st_uid && st.st_uid != owner.st_uid)) {
+		close(fd);
+		return -EPERM;
+	}
 	if (!n)
 		n = jitmap_new();
 	err = n ? jitmap_read(n, fd) : -ENOMEM;
@@ -441,23 +466,24 @@ static bool exec_since(const struct sproc *p)
 	dev_t dev;
 	ino_t ino;
 
+	if (p->told)
+		return false;	/* the engine tells its execs */
 	return exe_id(p->pid, &dev, &ino) &&
-	       (dev != p->exe_dev || ino != p->exe_ino);
+	       (!p->exe_known || dev != p->exe_dev || ino != p->exe_ino);
 }
 
-/* Read @p's mappings (into what it has) and its perf map. */
+/*
+ * Read @p's mappings (into what it has) and its perf map. Its exe is
+ * noted only when no notice will tell of its execs: a busy host starts
+ * processes by the hundred a second, and each costs a /proc/PID/maps
+ * read and nothing more.
+ */
 static int proc_read(struct syms *s, struct sproc *p)
 {
-	char path[32];
-	struct stat st;
 	int err;
 
-	snprintf(path, sizeof(path), "/proc/%d", p->pid);
-	if (stat(path, &st))
-		return errno == ENOENT ? -ESRCH : -errno;
-	p->uid = st.st_uid;
-	if (!exe_id(p->pid, &p->exe_dev, &p->exe_ino))
-		p->exe_dev = p->exe_ino = 0;
+	p->exe_known = !p->told &&
+		       exe_id(p->pid, &p->exe_dev, &p->exe_ino);
 	err = addrspace_read(p->as, s->objs, p->pid);
 	if (err)
 		return err;
@@ -466,16 +492,70 @@ static int proc_read(struct syms *s, struct sproc *p)
 	return 0;
 }
 
-void syms_poll_jit(struct syms *s)
+static void jit_poll_all(struct syms *s)
 {
 	struct sproc *p;
 	size_t i;
 
-	if (!s)
-		return;
 	for (i = 0; i < PID_BUCKETS; i++)
 		for (p = s->procs[i]; p; p = p->next)
 			jit_refresh(p);
+}
+
+/* The pid of "perf-PID.map", or 0. */
+static int jit_name_pid(const char *name)
+{
+	char tail[8];
+	int pid, n = 0;
+
+	if (sscanf(name, "perf-%d%7s%n", &pid, tail, &n) != 2 ||
+	    name[n] || strcmp(tail, ".map") || pid <= 0)
+		return 0;
+	return pid;
+}
+
+void syms_poll_jit(struct syms *s)
+{
+	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+	const struct inotify_event *ev;
+	struct sproc *p;
+	ssize_t len;
+	char *at;
+	int pid;
+
+	if (!s)
+		return;
+	if (!s->jit_tried) {
+		s->jit_tried = true;
+		s->jit_watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		if (s->jit_watch >= 0 &&
+		    inotify_add_watch(s->jit_watch, "/tmp", IN_CREATE |
+				      IN_MODIFY | IN_MOVED_TO |
+				      IN_CLOSE_WRITE | IN_ONLYDIR) < 0) {
+			close(s->jit_watch);
+			s->jit_watch = -1;
+		}
+		/* what was written before the watch: looked at once */
+		jit_poll_all(s);
+		return;
+	}
+	if (s->jit_watch < 0) {
+		jit_poll_all(s);
+		return;
+	}
+	while ((len = read(s->jit_watch, buf, sizeof(buf))) > 0) {
+		for (at = buf; at < buf + len;
+		     at += sizeof(*ev) + ev->len) {
+			ev = (const struct inotify_event *)at;
+			if (ev->mask & IN_Q_OVERFLOW) {
+				jit_poll_all(s);	/* events lost */
+				continue;
+			}
+			pid = ev->len ? jit_name_pid(ev->name) : 0;
+			if (pid && (p = *proc_slot(s, pid)))
+				jit_refresh(p);
+		}
+	}
 }
 
 int syms_add_pid(struct syms *s, int pid)
@@ -513,6 +593,46 @@ int syms_add_pid(struct syms *s, int pid)
 		proc_free(*pp);
 	}
 	*pp = p;
+	return 0;
+}
+
+int syms_notice_pid(struct syms *s, int pid, __u32 gen, bool changed)
+{
+	struct sproc **pp, *p;
+	int err;
+
+	if (!s || pid <= 0)
+		return -EINVAL;
+	pp = proc_slot(s, pid);
+	p = *pp;
+	/* read for this address space already (a fork's copy) */
+	if (p && !p->gone && p->told && !p->exited && p->gen == gen &&
+	    !changed)
+		return 1;
+	if (!p || p->gone) {
+		p = proc_new(pid);
+		if (!p)
+			return -ENOMEM;
+		p->told = true;
+		err = proc_read(s, p);
+		if (err) {
+			proc_free(p);
+			return err;
+		}
+		if (*pp) {
+			p->next = (*pp)->next;
+			proc_free(*pp);
+		}
+		*pp = p;
+	} else {
+		/* if the process is gone, the old mappings stay */
+		p->told = true;
+		p->exited = 0;
+		err = proc_read(s, p);
+		if (err)
+			return err;
+	}
+	p->gen = gen;
 	return 0;
 }
 
@@ -564,7 +684,10 @@ int syms_fork(struct syms *s, int ppid, int pid)
 	*pp = proc_new(pid);
 	if (!*pp)
 		return -ENOMEM;
-	(*pp)->uid = parent->uid;
+	/* the engine told of the fork: it tells the child's execs too */
+	(*pp)->told = true;
+	(*pp)->gen = parent->gen;
+	(*pp)->exe_known = parent->exe_known;
 	(*pp)->exe_dev = parent->exe_dev;
 	(*pp)->exe_ino = parent->exe_ino;
 	m = addrspace_maps(parent->as, &n);
@@ -737,6 +860,7 @@ struct syms *syms_new(void)
 
 	if (!s)
 		goto nomem;
+	s->jit_watch = -1;
 	s->objs = obj_cache_new();
 	s->dem = demangle_new();
 	if (!s->objs || !s->dem)
@@ -772,6 +896,8 @@ void syms_free(struct syms *s)
 			proc_free(p);
 		}
 	}
+	if (s->jit_watch >= 0)
+		close(s->jit_watch);
 	obj_cache_free(s->objs);
 	ksym_free(s->k);
 	demangle_free(s->dem);

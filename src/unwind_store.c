@@ -26,6 +26,8 @@ struct ufile {
 	struct ufile *next;
 	const struct obj *obj;
 	__u32 id;		/* unwind_tables id, 0: not placed */
+	struct scry_file_key last;	/* the identity registered last */
+	bool has_last;
 };
 
 /* An identity the walker may meet a placed table under (unwind_files). */
@@ -41,7 +43,6 @@ struct unwind_store {
 	struct scry_unwind_row *rows;	/* without a rows map: in memory */
 	size_t page;			/* bytes */
 	struct scry_unwind_tinfo *tinfo;
-	const struct unwind_table **tables;	/* by id, for -v */
 	__u32 ntables;			/* next id; 0 is never used */
 	struct ufile *files[FILE_BUCKETS];
 	struct unwind_store_stats stats;
@@ -60,8 +61,7 @@ struct unwind_store *unwind_store_new(const struct unwind_store_maps *maps)
 	if (!s->maps.max_tables || !s->maps.max_rows)
 		goto fail;
 	s->tinfo = calloc(s->maps.max_tables, sizeof(*s->tinfo));
-	s->tables = calloc(s->maps.max_tables, sizeof(*s->tables));
-	if (!s->tinfo || !s->tables)
+	if (!s->tinfo)
 		goto fail;
 	s->ntables = 1;
 	if (maps->rows_fd >= 0)
@@ -71,7 +71,6 @@ struct unwind_store *unwind_store_new(const struct unwind_store_maps *maps)
 		return s;
 fail:
 	free(s->tinfo);
-	free(s->tables);
 	free(s);
 	errno = ENOMEM;
 	return NULL;
@@ -92,7 +91,6 @@ void unwind_store_free(struct unwind_store *s)
 	}
 	free(s->rows);
 	free(s->tinfo);
-	free(s->tables);
 	free(s->keys);
 	free(s);
 }
@@ -230,7 +228,6 @@ static __u32 place(struct unwind_store *s, const struct unwind_table *t)
 		ss->failed++;
 		return 0;
 	}
-	s->tables[id] = t;
 	s->ntables++;
 	ss->rows_used += slots;
 	ss->tables++;
@@ -264,9 +261,11 @@ static struct ufile *file_of(struct unwind_store *s, struct obj *o)
 	f->next = s->files[h];
 	s->files[h] = f;
 	s->stats.files++;
-	if (t)
+	if (t) {
 		f->id = place(s, t);
-	else if (errno == ENOENT || errno == EFBIG)
+		/* placed, its rows are in the map; not placed, never will be */
+		obj_unwind_release(o);
+	} else if (errno == ENOENT || errno == EFBIG)
 		s->stats.no_cfi++;
 	else if (errno == E2BIG)
 		s->stats.too_big++;
@@ -316,6 +315,11 @@ static int register_key(struct unwind_store *s, struct ufile *f,
 	struct ukey *k;
 	size_t i;
 
+	/* a file is mapped under one inode, as a rule: asked once */
+	if (f->has_last && !memcmp(&f->last, key, sizeof(*key)))
+		return 0;
+	f->last = *key;
+	f->has_last = true;
 	for (i = 0; i < s->nkeys; i++)
 		if (!memcmp(&s->keys[i].key, key, sizeof(*key)))
 			return 0;
@@ -396,6 +400,15 @@ int unwind_store_proc(struct unwind_store *s, const struct addrspace *as,
 						  m[i].start, m[i].pgoff,
 						  &bias))
 			continue;
+		/*
+		 * Findable by the inode too: the next process that maps the
+		 * file (a compiler's next run) is unwound from its first
+		 * sample, before its own list is written, or without one.
+		 */
+		if (m[i].ino)
+			register_key(s, f, &(struct scry_file_key){
+				.dev = obj_dev_to_kernel(m[i].dev),
+				.ino = m[i].ino });
 		if (out->n == SCRY_UNWIND_MAX_MAPS) {
 			s->stats.maps_dropped++;
 			continue;
@@ -462,10 +475,4 @@ const struct scry_unwind_tinfo *unwind_store_tinfo(const struct unwind_store *s,
 const struct unwind_store_stats *unwind_store_stats(const struct unwind_store *s)
 {
 	return &s->stats;
-}
-
-const struct unwind_table *unwind_store_table(const struct unwind_store *s,
-					      __u32 id)
-{
-	return id && id < s->ntables ? s->tables[id] : NULL;
 }

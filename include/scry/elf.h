@@ -42,6 +42,13 @@ struct elf_file *elf_file_mem(const char *name, const void *image,
 
 void elf_file_free(struct elf_file *f);
 
+/*
+ * Done reading @f for now (its unwind table built): the pages of a
+ * mapped image leave scry's resident memory; they are clean, read again
+ * from the file on the next use. A copy in memory is left alone.
+ */
+void elf_file_pageout(const struct elf_file *f);
+
 Elf *elf_file_elf(const struct elf_file *f);
 const char *elf_file_name(const struct elf_file *f);
 const GElf_Ehdr *elf_file_ehdr(const struct elf_file *f);

@@ -128,4 +128,11 @@ void obj_cache_drop_dwarf(struct obj_cache *c);
  */
 const struct unwind_table *obj_unwind(struct obj *o);
 
+/*
+ * Let go of the unwind table once its rows are elsewhere (the walker's
+ * map): a long run meets files by the hundred and would hold every
+ * table twice. A later obj_unwind() builds it again.
+ */
+void obj_unwind_release(struct obj *o);
+
 #endif /* SCRY_OBJ_H */

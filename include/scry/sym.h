@@ -42,6 +42,15 @@ struct obj_cache *syms_objs(struct syms *s);
 int syms_add_pid(struct syms *s, int pid);
 
 /*
+ * The engine announced @pid (notices: its first stack, exec, code mmap):
+ * read its mappings for generation @gen of its address space, unless
+ * they were read for it already and nothing @changed (a fork's copy).
+ * From here on its execs are told, so none is looked for in /proc.
+ * Returns 0 when read, 1 when already known, or -errno (-ESRCH: gone).
+ */
+int syms_notice_pid(struct syms *s, int pid, __u32 gen, bool changed);
+
+/*
  * Read a known pid's mappings again (after exec, or a new executable
  * mapping: ld.so loading libraries, dlopen). When the process is already
  * gone the old snapshot stays. Returns 0 or -errno.

@@ -173,8 +173,4 @@ const struct scry_unwind_tinfo *unwind_store_tinfo(const struct unwind_store *s,
 
 const struct unwind_store_stats *unwind_store_stats(const struct unwind_store *s);
 
-/* The file's table and its id for a mapping (NULL: none), for -v output. */
-const struct unwind_table *unwind_store_table(const struct unwind_store *s,
-					      __u32 id);
-
 #endif /* SCRY_UNWIND_H */
