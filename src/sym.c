@@ -558,10 +558,36 @@ void syms_poll_jit(struct syms *s)
 	}
 }
 
+/*
+ * A new entry for @pid, read from /proc, in *pp's place: the entry there
+ * (a negative one left by a failed implicit add, or a gone process's)
+ * is freed. @told: the engine announced the process (syms_notice_pid).
+ */
+static int proc_put_new(struct syms *s, struct sproc **pp, int pid,
+			bool told)
+{
+	struct sproc *p = proc_new(pid);
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	p->told = told;
+	err = proc_read(s, p);
+	if (err) {
+		proc_free(p);
+		return err;
+	}
+	if (*pp) {
+		p->next = (*pp)->next;
+		proc_free(*pp);
+	}
+	*pp = p;
+	return 0;
+}
+
 int syms_add_pid(struct syms *s, int pid)
 {
-	struct sproc **pp, *p;
-	int err;
+	struct sproc **pp;
 
 	if (!s || pid <= 0)
 		return -EINVAL;
@@ -579,21 +605,7 @@ int syms_add_pid(struct syms *s, int pid)
 		jit_refresh(*pp);
 		return 0;
 	}
-	p = proc_new(pid);
-	if (!p)
-		return -ENOMEM;
-	err = proc_read(s, p);
-	if (err) {
-		proc_free(p);
-		return err;
-	}
-	/* Replace a negative entry left by a failed implicit add. */
-	if (*pp) {
-		p->next = (*pp)->next;
-		proc_free(*pp);
-	}
-	*pp = p;
-	return 0;
+	return proc_put_new(s, pp, pid, false);
 }
 
 int syms_notice_pid(struct syms *s, int pid, __u32 gen, bool changed)
@@ -610,20 +622,10 @@ int syms_notice_pid(struct syms *s, int pid, __u32 gen, bool changed)
 	    !changed)
 		return 1;
 	if (!p || p->gone) {
-		p = proc_new(pid);
-		if (!p)
-			return -ENOMEM;
-		p->told = true;
-		err = proc_read(s, p);
-		if (err) {
-			proc_free(p);
+		err = proc_put_new(s, pp, pid, true);
+		if (err)
 			return err;
-		}
-		if (*pp) {
-			p->next = (*pp)->next;
-			proc_free(*pp);
-		}
-		*pp = p;
+		p = *pp;
 	} else {
 		/* if the process is gone, the old mappings stay */
 		p->told = true;
