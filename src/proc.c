@@ -339,3 +339,40 @@ ssize_t proc_read(int pid, const char *file, char *buf, size_t size)
 	buf[n > 0 ? n : 0] = '\0';
 	return n;
 }
+
+int proc_start_time(int pid, struct timespec *start)
+{
+	char buf[1024], *p, *end;
+	struct timespec rt, bt;
+	unsigned long long ticks;
+	long hz = sysconf(_SC_CLK_TCK);
+	__s64 ns;
+	int i;
+
+	if (proc_read(pid, "stat", buf, sizeof(buf)) <= 0)
+		return -ESRCH;
+	/* comm may hold anything, ')' too: fields start after the last */
+	p = strrchr(buf, ')');
+	if (!p || hz <= 0)
+		return -EINVAL;
+	/* field 22, starttime: 20 fields on from the ')' that ends field 2 */
+	for (i = 0; i < 20 && p; i++)
+		p = strchr(p + 1, ' ');
+	if (!p)
+		return -EINVAL;
+	errno = 0;
+	ticks = strtoull(p + 1, &end, 10);
+	if (errno || end == p + 1 || *end != ' ')
+		return -EINVAL;
+	/* starttime counts from boot on CLOCK_BOOTTIME (suspend included) */
+	if (clock_gettime(CLOCK_REALTIME, &rt) ||
+	    clock_gettime(CLOCK_BOOTTIME, &bt))
+		return -errno;
+	ns = (__s64)(rt.tv_sec - bt.tv_sec) * 1000000000 +
+	     (rt.tv_nsec - bt.tv_nsec) +
+	     (__s64)(ticks / hz) * 1000000000 +
+	     (__s64)(ticks % hz) * (1000000000 / hz);
+	start->tv_sec = ns / 1000000000;
+	start->tv_nsec = ns % 1000000000;
+	return 0;
+}

@@ -30,6 +30,7 @@
 #include <scry/ksym.h>
 #include <scry/log.h>
 #include <scry/obj.h>
+#include <scry/proc.h>
 #include <scry/report.h>
 #include <scry/stop.h>
 #include <scry/sym.h>
@@ -322,6 +323,21 @@ static void jit_report(struct sproc *p)
 }
 
 /*
+ * A perf map last written before its process started is an earlier
+ * process's with the same pid: JITs leave theirs behind for perf to read
+ * after they exit, and the names in it are another program's. A second
+ * of slack: the start time is good to a tick, and the clocks may drift.
+ */
+static bool jit_stale(int pid, const struct stat *st)
+{
+	struct timespec start;
+
+	if (proc_start_time(pid, &start))
+		return false;	/* gone, or unknown: as before */
+	return st->st_mtim.tv_sec < start.tv_sec - 1;
+}
+
+/*
  * Anyone can create files in /tmp: only a regular file owned by the
  * process's user (or root) names its code, and the name itself must
  * not be a symlink (it could point at any file of any user).
@@ -335,6 +351,7 @@ static int jit_read(struct sproc *p)
 	struct jitmap *n = p->jit.map;
 	char path[64];
 	struct stat st, owner;
+	bool stale;
 	int fd, err;
 
 	jit_path(path, sizeof(path), p->pid);
@@ -352,9 +369,19 @@ static int jit_read(struct sproc *p)
 		close(fd);
 		return -EPERM;
 	}
+	stale = jit_stale(p->pid, &st);
+	if (stale) {
+		/* read as empty: its identity is kept below, so it is not
+		 * read again until it changes (jit_changed) */
+		log_debug("/tmp/perf-%d.map: older than the process: an "
+			  "earlier process's with the same pid, not read",
+			  p->pid);
+		jitmap_free(n);
+		p->jit.map = n = NULL;
+	}
 	if (!n)
 		n = jitmap_new();
-	err = n ? jitmap_read(n, fd) : -ENOMEM;
+	err = !n ? -ENOMEM : stale ? 0 : jitmap_read(n, fd);
 	close(fd);
 	if (!p->jit.map && err)
 		jitmap_free(n);
@@ -478,7 +505,7 @@ static bool exec_since(const struct sproc *p)
  * processes by the hundred a second, and each costs a /proc/PID/maps
  * read and nothing more.
  */
-static int proc_read(struct syms *s, struct sproc *p)
+static int sproc_read(struct syms *s, struct sproc *p)
 {
 	int err;
 
@@ -572,7 +599,7 @@ static int proc_put_new(struct syms *s, struct sproc **pp, int pid,
 	if (!p)
 		return -ENOMEM;
 	p->told = told;
-	err = proc_read(s, p);
+	err = sproc_read(s, p);
 	if (err) {
 		proc_free(p);
 		return err;
@@ -601,7 +628,7 @@ int syms_add_pid(struct syms *s, int pid)
 	if (*pp && !(*pp)->gone) {
 		(*pp)->exited = 0;	/* told of again: a reused pid */
 		if (exec_since(*pp))
-			proc_read(s, *pp);	/* gone meanwhile: keep it */
+			sproc_read(s, *pp);	/* gone meanwhile: keep it */
 		jit_refresh(*pp);
 		return 0;
 	}
@@ -630,7 +657,7 @@ int syms_notice_pid(struct syms *s, int pid, __u32 gen, bool changed)
 		/* if the process is gone, the old mappings stay */
 		p->told = true;
 		p->exited = 0;
-		err = proc_read(s, p);
+		err = sproc_read(s, p);
 		if (err)
 			return err;
 	}
@@ -649,7 +676,7 @@ int syms_refresh_pid(struct syms *s, int pid)
 		return syms_add_pid(s, pid);
 	/* if the process is gone, the old mappings stay */
 	(*pp)->exited = 0;
-	return proc_read(s, *pp);
+	return sproc_read(s, *pp);
 }
 
 int syms_add_mapping(struct syms *s, int pid, const struct addrspace_map *m)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 #include <linux/types.h>
 
 /* One line of /proc/PID/maps. */
@@ -72,5 +73,12 @@ int proc_open_mapped(int pid, const struct proc_map *m, struct stat *st);
  * Returns the length, or a negative errno (the process is gone).
  */
 ssize_t proc_read(int pid, const char *file, char *buf, size_t size);
+
+/*
+ * When @pid started, on CLOCK_REALTIME (the clock of files' mtimes), to
+ * a clock tick, while the wall clock is not stepped. 0 or a negative
+ * errno (gone, or a stat line that does not parse).
+ */
+int proc_start_time(int pid, struct timespec *start);
 
 #endif /* SCRY_PROC_H */

@@ -93,6 +93,9 @@ perfmap_run() {
 	wl=$!
 	CLEANUP+=("kill -9 $wl" "rm -f /tmp/perf-$wl.map")
 	mv "$TMP/pm.$1" "/tmp/perf-$wl.map"
+	# written now, as if by the process: a map older than its process
+	# is an earlier one's and is not read (unwind.sh)
+	touch "/tmp/perf-$wl.map"
 	: >"$TMP/p.err"		# no "tracing" left from the last run
 	t0=$(date +%s%N)
 	/usr/bin/time -f '%M' -o "$TMP/rss" "$SCRY" offcpu -d 20 -p $wl \

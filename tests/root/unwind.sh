@@ -121,6 +121,27 @@ check_eq "inlined function is its own frame: main;outer_fn;take_555_[i];malloc" 
 check "JIT code is named from /tmp/perf-PID.map (jit_spin)" grep -q ';jit_spin [0-9]*$' "$TMP/j.folded"
 rm -f "$(cat "$TMP/jitmap")"
 
+# A perf map older than its process is an earlier process's with the same
+# pid (JITs leave theirs behind): it names nothing. The same map written
+# after the process started names its code.
+"$WL/jit_wl" 60 "$TMP/jitline" planted &
+jp=$!
+CLEANUP+=("kill -9 $jp" "rm -f /tmp/perf-$jp.map")
+wait_for "$TMP/jitline" jit_spin 30 $jp
+cp "$TMP/jitline" "/tmp/perf-$jp.map"
+touch -d '-1 hour' "/tmp/perf-$jp.map"
+"$SCRY" profile -q -F 499 --folded -d 1 -p $jp >"$TMP/js.folded" 2>/dev/null
+touch "/tmp/perf-$jp.map"
+"$SCRY" profile -q -F 499 --folded -d 1 -p $jp >"$TMP/jf.folded" 2>/dev/null
+kill -9 $jp
+wait $jp 2>/dev/null
+rm -f "/tmp/perf-$jp.map"
+check_eq "a perf map older than its process: JIT samples, none named from it" \
+	"$(awk '/;\[unknown\] [0-9]+$/ { u += $NF } /jit_spin/ { j++ } END { print (u > 0 ? "unnamed" : "none"), j + 0 }' "$TMP/js.folded")" \
+	"unnamed 0" "$TMP/js.folded"
+check "the same perf map written after its process started names it (jit_spin)" \
+	grep -q ';jit_spin [0-9]*$' "$TMP/jf.folded"
+
 # a binary deleted while running still symbolizes
 cp "$WL/offcpu_wl" "$TMP/doomed_wl"
 mkfifo "$TMP/gate2"

@@ -277,6 +277,38 @@ static void test_maps_parse(void)
 				  &m), -EINVAL, "maps: a NUL in the path refused");
 }
 
+/*
+ * A child's start time, from /proc/PID/stat on the wall clock: between
+ * the moments before its fork and after it, to a tick (10 ms) either
+ * side. The perf-map staleness check compares it with file mtimes.
+ */
+static void test_start_time(void)
+{
+	struct timespec before, after, st;
+	double b, a, t;
+	pid_t pid;
+
+	clock_gettime(CLOCK_REALTIME, &before);
+	pid = fork();
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	clock_gettime(CLOCK_REALTIME, &after);
+	CHECK(pid > 0 && !proc_start_time(pid, &st), "start time: read");
+	b = before.tv_sec + before.tv_nsec / 1e9;
+	a = after.tv_sec + after.tv_nsec / 1e9;
+	t = st.tv_sec + st.tv_nsec / 1e9;
+	CHECK(t >= b - 0.02 && t <= a + 0.02,
+	      "start time: a child started between before and after its fork");
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	CHECK_INT(proc_start_time(pid, &st), -ESRCH,
+		  "start time: a reaped child is gone");
+}
+
 static void test_maps_read(void)
 {
 	struct proc_map *m;
@@ -727,6 +759,7 @@ int main(void)
 	test_fsafe();
 	test_maps_parse();
 	test_maps_read();
+	test_start_time();
 	test_mapped_swapped();
 	test_elf();
 	test_obj();

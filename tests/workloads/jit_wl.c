@@ -5,12 +5,16 @@
  * /tmp/perf-PID.map as a JIT would, and calls it for SECONDS, so CPU
  * samples land in code no ELF file describes.
  *
- *   jit_wl SECONDS [MAPNAME_FILE]
+ *   jit_wl SECONDS [MAPNAME_FILE [planted]]
  *
  * Like a real JIT it leaves the perf map behind when it exits (perf reads
  * it afterwards); with MAPNAME_FILE it writes the map's path there, so
- * the caller can remove it.
+ * the caller can remove it. With "planted" it writes no perf map: the
+ * line it would have written goes to MAPNAME_FILE instead, for the
+ * caller to plant as a perf map (one left by an earlier process with the
+ * same pid, say).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +42,7 @@ int main(int argc, char **argv)
 	double end = now() + (argc > 1 ? atof(argv[1]) : 1);
 	void (*spin)(unsigned long);
 	char path[64];
+	bool planted;
 	void *mem;
 	FILE *f;
 
@@ -47,12 +52,13 @@ int main(int argc, char **argv)
 		return 1;
 	memcpy(mem, code, sizeof(code));
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", getpid());
-	f = fopen(path, "w");
+	planted = argc > 3 && !strcmp(argv[3], "planted");
+	f = fopen(planted ? argv[2] : path, "w");
 	if (!f)
 		return 1;
 	fprintf(f, "%lx %zx jit_spin\n", (unsigned long)mem, sizeof(code));
 	fclose(f);
-	if (argc > 2) {
+	if (argc > 2 && !planted) {
 		f = fopen(argv[2], "w");
 		if (!f)
 			return 1;
