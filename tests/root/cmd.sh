@@ -36,6 +36,24 @@ one_row "short-lived FP program" "$TMP/fp.out" "$FPSTACK" 2000
 one_row "no frame pointers, malloc at once" "$TMP/nofp.out" \
 	'_start;__libc_start_main;__libc_start_call_main;main;middle;leaf;malloc' 2000
 
+# the same from an overlayfs (a container's root, as Docker mounts it):
+# the kernel maps the lower layer's inode, whose device is not the one
+# stat() of the merged path gives; the unwind tables must still match
+O=$TMP/ovl
+mkdir -p "$O/lower" "$O/upper" "$O/work" "$O/merged"
+cp "$WL/nofp_wl" "$O/lower/"
+if mount -t overlay overlay -o "lowerdir=$O/lower,upperdir=$O/upper,workdir=$O/work" "$O/merged" 2>"$TMP/ovl.err"; then
+	CLEANUP+=("umount -l '$O/merged'")
+	"$SCRY" -q --folded -c "$O/merged/nofp_wl 2000" \
+		'uprobe:libc:malloc /arg0 == 64/ { @[ustack] = count() }' \
+		>"$TMP/ovl.out" 2>"$TMP/ovl.err"
+	one_row "no frame pointers, from an overlayfs" "$TMP/ovl.out" \
+		'_start;__libc_start_main;__libc_start_call_main;main;middle;leaf;malloc' 2000
+	umount "$O/merged"
+else
+	fail "mount an overlayfs for the container case: $(head -1 "$TMP/ovl.err")"
+fi
+
 # a library dlopen'ed and called at once, itself without frame pointers
 "$SCRY" -q --folded -c "$WL/dl_wl dlopen-now $WL/libdlwl.so" \
 	'uprobe:libc:malloc /arg0 == 999/ { @[ustack] = count() }' \
