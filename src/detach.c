@@ -25,10 +25,13 @@
  * that is killed (kill -9 too) detaches them at its exit, and a scry
  * killed before the hand-over detaches them at its own, as before.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <bpf/libbpf.h>
@@ -80,23 +83,64 @@ static void __attribute__((noreturn)) detach_child(int *keep, int n, int go)
 	_exit(0);
 }
 
+/*
+ * The fds a probe's removal waits behind: BPF links and perf events
+ * (uprobes attach through either). Found in /proc/self/fd, not from the
+ * bpf_link handles: libbpf's USDT link is a container whose own fd is
+ * not set (bpf_link__fd() gives 0, which is stdin) while its uprobes'
+ * fds are open beside it. Appends to @keep (room for @cap); the count.
+ */
+static int slow_fds(int *keep, int cap)
+{
+	char path[64], target[64];
+	struct dirent *e;
+	int n = 0, fd;
+	ssize_t len;
+	DIR *d;
+
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) && n < cap) {
+		fd = atoi(e->d_name);
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(d))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		if (!strcmp(target, "anon_inode:bpf_link") ||
+		    !strcmp(target, "anon_inode:[perf_event]"))
+			keep[n++] = fd;
+	}
+	closedir(d);
+	return n;
+}
+
 int detach_fork(struct bpf_link **links, int n)
 {
-	int pipefd[2], *keep, i, m = 0;
+	int pipefd[2], *keep, cap, i, m = 0;
 	pid_t pid;
 
 	if (n <= 0)
 		return -1;
-	keep = malloc((n + 1) * sizeof(*keep));
+	/* a link's fds: its own, or its parts' (USDT), one or two each */
+	cap = 4 * n + 64;
+	keep = malloc((cap + 1) * sizeof(*keep));
 	if (!keep)
 		return -1;
+	m = slow_fds(keep, cap);
+	if (m < 0 || m >= cap) {
+		/* no /proc, or more than thought: what the handles say */
+		for (i = m = 0; i < n; i++)
+			if (bpf_link__fd(links[i]) > STDERR_FILENO)
+				keep[m++] = bpf_link__fd(links[i]);
+	}
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		free(keep);
 		return -1;
 	}
-	for (i = 0; i < n; i++)
-		if (bpf_link__fd(links[i]) >= 0)
-			keep[m++] = bpf_link__fd(links[i]);
 	keep[m++] = pipefd[0];
 	qsort(keep, m, sizeof(*keep), fd_cmp);
 	pid = fork();
@@ -109,7 +153,8 @@ int detach_fork(struct bpf_link **links, int n)
 		close(pipefd[1]);
 		return -1;
 	}
-	log_debug("detach: pid %d closes %d links", (int)pid, n);
+	log_debug("detach: pid %d closes %d fds of %d links", (int)pid, m - 1,
+		  n);
 	return pipefd[1];
 }
 

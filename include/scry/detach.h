@@ -9,7 +9,9 @@
 struct bpf_link;
 
 /*
- * Fork a child that holds the fds of @links (and no other fd). Returns
+ * Fork a child that holds the fds of @links (and no other fd): every BPF
+ * link and perf event fd scry has open, which covers links made of
+ * several (USDT). Returns
  * the fd that lets it go (>= 0): the caller destroys its own links, which
  * then only drops references, and passes the fd to detach_go(). Returns
  * -1 when no child could be made: the caller's destroys close the links,
