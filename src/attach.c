@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -516,16 +518,25 @@ static void close_sources(struct attach *a)
 }
 
 /*
- * A program already past its check when the store lands finishes its
- * update within microseconds, long before the drain reads (END runs
- * first). Waiting for it would be a synchronize_rcu (membarrier
- * MEMBARRIER_CMD_GLOBAL): 8-16 ms here, and the raw tracepoints' detach
- * never waited either.
+ * After the store, no program starts to count; one already past its
+ * check may still be running, on a kernel that preempts it (preempt=
+ * full, RT) for as long as its CPU is taken. Its update would land after
+ * the drain read the map, and a ring buffer record it has reserved but
+ * not yet submitted holds back every record behind it: both lost. Every
+ * program runs inside an RCU read section (non-sleepable BPF), so one
+ * grace period (membarrier's global command is synchronize_rcu()) is
+ * the moment none is left. It costs 8-16 ms here, once per run; before
+ * the probes went inert instead of being closed, the uprobe close
+ * waited for the same, and longer.
  */
 void attach_stop(struct attach *a)
 {
-	if (a && a->skel && a->skel->bss)
-		__atomic_store_n(&a->skel->bss->stopped, 1, __ATOMIC_SEQ_CST);
+	if (!a || !a->skel || !a->skel->bss)
+		return;
+	__atomic_store_n(&a->skel->bss->stopped, 1, __ATOMIC_SEQ_CST);
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		log_debug("membarrier: %m: programs running at the stop "
+			  "are not waited for");
 }
 
 /* Does closing the plan's links wait for grace periods (source.h)? */
