@@ -390,10 +390,11 @@ struct obj *obj_cache_mapped(struct obj_cache *c, int pid,
 	o = obj_from_fd(c, fd, &st, m->path);
 	/*
 	 * Only the inode the obj holds open (its first: another inode with
-	 * the same build-id is not held) may be found by its number.
+	 * the same build-id is not held) may be found by its number, and
+	 * only where the maps line's device is the file's (obj_holds_inode).
 	 */
-	if (o && o->fd >= 0 && o->id.ino == st.st_ino &&
-	    o->id.dev == st.st_dev && st.st_ino == m->ino &&
+	if (o && st.st_dev == m->dev && st.st_ino == m->ino &&
+	    obj_holds_inode(o, m->dev, m->ino) &&
 	    (k = calloc(1, sizeof(*k)))) {
 		k->dev = m->dev;
 		k->ino = m->ino;
@@ -470,6 +471,11 @@ const struct obj_id *obj_id(const struct obj *o)
 const char *obj_path(const struct obj *o)
 {
 	return o->path;
+}
+
+bool obj_holds_inode(const struct obj *o, __u64 dev, __u64 ino)
+{
+	return o && o->fd >= 0 && o->id.dev == dev && o->id.ino == ino;
 }
 
 bool obj_is_vdso(const struct obj *o)

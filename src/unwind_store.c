@@ -312,6 +312,7 @@ static int file_entry(const struct elf_file *e, __u32 id,
 static int register_key(struct unwind_store *s, struct ufile *f,
 			const struct scry_file_key *key)
 {
+	struct scry_unwind_file entry = {};
 	struct ukey *k;
 	size_t i;
 
@@ -322,15 +323,21 @@ static int register_key(struct unwind_store *s, struct ufile *f,
 	f->has_last = true;
 	for (i = 0; i < s->nkeys; i++)
 		if (!memcmp(&s->keys[i].key, key, sizeof(*key)))
-			return 0;
-	if (array_ensure(&s->keys, &s->cap_keys, sizeof(*s->keys),
-			 s->nkeys + 1))
+			break;
+	if (i == s->nkeys && array_ensure(&s->keys, &s->cap_keys,
+					  sizeof(*s->keys), s->nkeys + 1))
 		return -ENOMEM;
-	k = &s->keys[s->nkeys];
-	k->key = *key;
-	if (!obj_elf(f->obj) || file_entry(obj_elf(f->obj), f->id, &k->entry))
+	k = &s->keys[i];
+	if (!obj_elf(f->obj) || file_entry(obj_elf(f->obj), f->id, &entry))
 		return -ENOENT;
-	s->nkeys++;
+	/* known, and still this file's: nothing to tell the kernel */
+	if (i < s->nkeys && !memcmp(&k->entry, &entry, sizeof(entry)))
+		return 0;
+	/* else new, or the number now names another file: its table */
+	k->key = *key;
+	k->entry = entry;
+	if (i == s->nkeys)
+		s->nkeys++;
 	if (s->maps.files_fd >= 0 &&
 	    bpf_map_update_elem(s->maps.files_fd, key, &k->entry, 0)) {
 		s->stats.files_full++;
@@ -404,8 +411,11 @@ int unwind_store_proc(struct unwind_store *s, const struct addrspace *as,
 		 * Findable by the inode too: the next process that maps the
 		 * file (a compiler's next run) is unwound from its first
 		 * sample, before its own list is written, or without one.
+		 * Only an inode the file cache holds open: a number freed by
+		 * a deleted file goes to the next file created, which is not
+		 * this one.
 		 */
-		if (m[i].ino)
+		if (m[i].ino && obj_holds_inode(m[i].obj, m[i].dev, m[i].ino))
 			register_key(s, f, &(struct scry_file_key){
 				.dev = obj_dev_to_kernel(m[i].dev),
 				.ino = m[i].ino });

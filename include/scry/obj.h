@@ -90,6 +90,15 @@ const struct obj_id *obj_id(const struct obj *o);
 const char *obj_path(const struct obj *o);	/* "[vdso]" for the vDSO */
 bool obj_is_vdso(const struct obj *o);
 
+/*
+ * Does @o hold the inode @dev:@ino open (user-space dev_t, as /proc/PID/
+ * maps and stat() give it)? Only then may the kernel's view of a mapping,
+ * its device and inode numbers, stand for @o: the open keeps the number
+ * from going to another file, and a stat() device that is not the maps
+ * device (btrfs subvolumes, where inode numbers repeat) rules it out.
+ */
+bool obj_holds_inode(const struct obj *o, __u64 dev, __u64 ino);
+
 /* The open descriptor, or -1 (closed past the open-file cap, vDSO). */
 int obj_fd(const struct obj *o);
 
