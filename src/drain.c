@@ -438,8 +438,15 @@ static int drain_aggs_batch(struct attach *a, struct syms *s,
 			}
 		}
 		n = room;
-		if (bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys,
-					 vals, &n, &opts)) {
+		/*
+		 * Clearing (--interval) takes the keys out as it reads them,
+		 * under the bucket's lock: a count that lands while the batch
+		 * is being named goes to the next snapshot, not lost between
+		 * a read and a later delete.
+		 */
+		if ((clear ? bpf_map_lookup_and_delete_batch :
+			     bpf_map_lookup_batch)(fd, first ? NULL : &in, &out,
+						   keys, vals, &n, &opts)) {
 			if (errno == ENOSPC && room < (1U << 16)) {
 				free(keys);
 				free(vals);
@@ -459,10 +466,6 @@ static int drain_aggs_batch(struct attach *a, struct syms *s,
 		for (i = 0; !err && i < (int)n && i < (int)room; i++) {
 			err = take_key(a, s, r, false, &keys[i], &vals[i], 0,
 				       caps);
-			/* the batch walk is by bucket: deleting read keys
-			 * does not lose its place */
-			if (!err && clear)
-				bpf_map_delete_elem(fd, &keys[i]);
 		}
 	}
 	free(keys);
