@@ -824,6 +824,30 @@ static int cmd_others(struct session *s, int *out, int max)
 }
 
 /* Drain (and with @clear, empty) the aggregation and print it. */
+/*
+ * Were notices lost (the engine's ring buffer full, or the queue here)?
+ * Then an exec may have gone untold, and processes are checked for one
+ * before their frames are named (syms_notices_lost).
+ */
+static bool notices_lost(const struct session *s)
+{
+	__u32 id = SCRY_STAT_NOTICE_LOST;
+	__u64 *vals;
+	int ncpu = libbpf_num_possible_cpus(), c;
+	bool lost = s->notices_skipped > 0;
+
+	if (lost || ncpu < 1 || !s->a.skel)
+		return lost;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (vals && !bpf_map__lookup_elem(s->a.skel->maps.stats, &id,
+					  sizeof(id), vals,
+					  ncpu * sizeof(*vals), 0))
+		for (c = 0; c < ncpu; c++)
+			lost |= vals[c] > 0;
+	free(vals);
+	return lost;
+}
+
 static int snapshot(struct session *s, const struct plan *p, double *t0,
 		    bool clear)
 {
@@ -835,6 +859,8 @@ static int snapshot(struct session *s, const struct plan *p, double *t0,
 	ring_buffer__consume(s->rb);
 	/* names for what the snapshot shows, within a bounded time */
 	handle_notices(s, now_s() + 0.5, clear, !clear);
+	if (notices_lost(s))
+		syms_notices_lost(s->syms);
 	fill_header(s, p, &r, now - *t0);
 	clock_gettime(CLOCK_REALTIME, &wall);
 	r.time_ns = wall.tv_sec * 1000000000LL + wall.tv_nsec;

@@ -532,13 +532,18 @@ static void jit_poll_all(struct syms *s)
 /* The pid of "perf-PID.map", or 0. */
 static int jit_name_pid(const char *name)
 {
-	char tail[8];
-	int pid, n = 0;
+	const char *d = name + 5;	/* after "perf-" */
+	long pid = 0;
 
-	if (sscanf(name, "perf-%d%7s%n", &pid, tail, &n) != 2 ||
-	    name[n] || strcmp(tail, ".map") || pid <= 0)
+	/* any user names files in /tmp: digits only, no sign, no space */
+	if (strncmp(name, "perf-", 5) || *d < '1' || *d > '9')
 		return 0;
-	return pid;
+	for (; *d >= '0' && *d <= '9'; d++) {
+		pid = pid * 10 + (*d - '0');
+		if (pid > 4194304)	/* PID_MAX_LIMIT */
+			return 0;
+	}
+	return strcmp(d, ".map") ? 0 : (int)pid;
 }
 
 void syms_poll_jit(struct syms *s)
@@ -548,7 +553,7 @@ void syms_poll_jit(struct syms *s)
 	struct sproc *p;
 	ssize_t len;
 	char *at;
-	int pid;
+	int pid, reads;
 
 	if (!s)
 		return;
@@ -570,7 +575,14 @@ void syms_poll_jit(struct syms *s)
 		jit_poll_all(s);
 		return;
 	}
-	while ((len = read(s->jit_watch, buf, sizeof(buf))) > 0) {
+	/*
+	 * A few reads a poll: users can write files in /tmp faster than one
+	 * thread reads their events, and the main loop must get back to the
+	 * ring buffers, ticks and -d. What is left waits for the next poll
+	 * (the queue overflowing means every process is looked at).
+	 */
+	for (reads = 0; reads < 8 &&
+	     (len = read(s->jit_watch, buf, sizeof(buf))) > 0; reads++) {
 		for (at = buf; at < buf + len;
 		     at += sizeof(*ev) + ev->len) {
 			ev = (const struct inotify_event *)at;
@@ -633,6 +645,16 @@ int syms_add_pid(struct syms *s, int pid)
 		return 0;
 	}
 	return proc_put_new(s, pp, pid, false);
+}
+
+void syms_notices_lost(struct syms *s)
+{
+	struct sproc *p;
+	size_t i;
+
+	for (i = 0; s && i < PID_BUCKETS; i++)
+		for (p = s->procs[i]; p; p = p->next)
+			p->told = false;	/* exec_since asks /proc */
 }
 
 int syms_notice_pid(struct syms *s, int pid, __u32 gen, bool changed)

@@ -51,6 +51,13 @@ int syms_add_pid(struct syms *s, int pid);
 int syms_notice_pid(struct syms *s, int pid, __u32 gen, bool changed);
 
 /*
+ * Notices were lost: a process the engine announced may have exec'd
+ * untold. Each is checked for an exec (its /proc/PID/exe) before its
+ * frames are named, as a process never announced is.
+ */
+void syms_notices_lost(struct syms *s);
+
+/*
  * Read a known pid's mappings again (after exec, or a new executable
  * mapping: ld.so loading libraries, dlopen). When the process is already
  * gone the old snapshot stays. Returns 0 or -errno.
