@@ -402,7 +402,18 @@ static int take_key(struct attach *a, struct syms *s, struct report *r,
 	/* a pid whose notice was lost: try now, it may still live */
 	if (p->maps[key->map].has_pid && key->pid)
 		syms_add_pid(s, key->pid);
-	row->val = *val;
+	row->val.count = val->count;
+	row->val.sum = val->sum;
+	row->val.min = val->min;
+	row->val.max = val->max;
+	/* the slots only where they print (report.h: struct report_val) */
+	if (!mr->var && (mr->agg == SCRY_AGG_QUANTIZE ||
+			 mr->agg == SCRY_AGG_LQUANTIZE)) {
+		row->val.slots = malloc(sizeof(val->slots));
+		if (!row->val.slots)
+			return -ENOMEM;
+		memcpy(row->val.slots, val->slots, sizeof(val->slots));
+	}
 	err = fill_row(a, s, &p->maps[key->map], key, row);
 	if (!err && vars)
 		row->vstr = drain_format_value(a, s, &p->maps[key->map].val,
