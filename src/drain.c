@@ -313,8 +313,17 @@ static int fill_key(struct attach *a, struct syms *s, const struct plan_map *m,
 static int fill_row(struct attach *a, struct syms *s, const struct plan_map *m,
 		    const struct scry_key *k, struct report_row *row)
 {
-	int i, err;
+	int i, n = 0, err;
 
+	/* room for the columns shown, not REPORT_MAX_KEYS: rows add up */
+	for (i = 0; i < m->nkeys; i++)
+		n += m->key_dst[i] != SCRY_KC_PID;
+	if (!n)
+		return 0;
+	row->keys = calloc(n < REPORT_MAX_KEYS ? n : REPORT_MAX_KEYS,
+			   sizeof(*row->keys));
+	if (!row->keys)
+		return -ENOMEM;
 	for (i = 0; i < m->nkeys && row->nkeys < REPORT_MAX_KEYS; i++) {
 		if (m->key_dst[i] == SCRY_KC_PID)
 			continue;	/* only to name user addresses */

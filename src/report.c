@@ -308,6 +308,8 @@ static void row_free(struct report_row *row)
 		k->s = NULL;
 	}
 	row->nkeys = 0;
+	free(row->keys);
+	row->keys = NULL;
 	free(row->val.slots);
 	row->val.slots = NULL;
 	free(row->vstr);

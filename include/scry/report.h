@@ -29,8 +29,9 @@ struct report_frame {
 	__u64 addr;		/* raw address */
 	bool kernel;
 	bool inlined;		/* logical frame of inlined code (folded: _[i]) */
+	int line;		/* source line, 0 if unknown (beside the bools:
+				 * 56 bytes a frame, not 64) */
 	char *file;		/* source file (--lines), or NULL */
-	int line;		/* source line, 0 if unknown */
 	struct report_mapping *map;	/* with SYMS_MAPPINGS only, else NULL */
 };
 
@@ -72,7 +73,9 @@ struct report_val {
 };
 
 struct report_row {
-	struct report_key keys[REPORT_MAX_KEYS];
+	struct report_key *keys;	/* owned; room for the columns the
+					 * map has (at most REPORT_MAX_KEYS),
+					 * nkeys of them filled */
 	int nkeys;
 	struct report_val val;
 	char *vstr;		/* a variable map's value, when not a number */
