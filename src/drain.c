@@ -313,8 +313,17 @@ static int fill_key(struct attach *a, struct syms *s, const struct plan_map *m,
 static int fill_row(struct attach *a, struct syms *s, const struct plan_map *m,
 		    const struct scry_key *k, struct report_row *row)
 {
-	int i, err;
+	int i, n = 0, err;
 
+	/* room for the columns shown, not REPORT_MAX_KEYS: rows add up */
+	for (i = 0; i < m->nkeys; i++)
+		n += m->key_dst[i] != SCRY_KC_PID;
+	if (!n)
+		return 0;
+	row->keys = calloc(n < REPORT_MAX_KEYS ? n : REPORT_MAX_KEYS,
+			   sizeof(*row->keys));
+	if (!row->keys)
+		return -ENOMEM;
 	for (i = 0; i < m->nkeys && row->nkeys < REPORT_MAX_KEYS; i++) {
 		if (m->key_dst[i] == SCRY_KC_PID)
 			continue;	/* only to name user addresses */
@@ -402,7 +411,18 @@ static int take_key(struct attach *a, struct syms *s, struct report *r,
 	/* a pid whose notice was lost: try now, it may still live */
 	if (p->maps[key->map].has_pid && key->pid)
 		syms_add_pid(s, key->pid);
-	row->val = *val;
+	row->val.count = val->count;
+	row->val.sum = val->sum;
+	row->val.min = val->min;
+	row->val.max = val->max;
+	/* the slots only where they print (report.h: struct report_val) */
+	if (!mr->var && (mr->agg == SCRY_AGG_QUANTIZE ||
+			 mr->agg == SCRY_AGG_LQUANTIZE)) {
+		row->val.slots = malloc(sizeof(val->slots));
+		if (!row->val.slots)
+			return -ENOMEM;
+		memcpy(row->val.slots, val->slots, sizeof(val->slots));
+	}
 	err = fill_row(a, s, &p->maps[key->map], key, row);
 	if (!err && vars)
 		row->vstr = drain_format_value(a, s, &p->maps[key->map].val,

@@ -367,7 +367,7 @@ static void put_nullable(struct json *j, bool has, __s64 v)
 }
 
 /* Truncated toward zero, as printa prints avg(); 0 if count is absurd. */
-static __s64 avg(const struct scry_val *v)
+static __s64 avg(const struct report_val *v)
 {
 	if (!v->count || v->count > (__u64)INT64_MAX)
 		return 0;
@@ -377,7 +377,7 @@ static __s64 avg(const struct scry_val *v)
 static void put_row(struct json *j, const struct report *r,
 		    const struct report_row *row, int levels)
 {
-	const struct scry_val *v = &row->val;
+	const struct report_val *v = &row->val;
 	bool some = v->count > 0;
 
 	jraw(j, "{\"keys\":");
@@ -398,11 +398,11 @@ static void put_row(struct json *j, const struct report *r,
 		/* a variable: its value, no aggregation */
 	} else if (r->agg == SCRY_AGG_QUANTIZE) {
 		jraw(j, ",\"buckets\":[");
-		put_quantize(j, v->slots);
+		put_quantize(j, report_row_slots(row));
 		jraw(j, "]");
 	} else if (r->agg == SCRY_AGG_LQUANTIZE) {
 		jraw(j, ",\"buckets\":[");
-		put_lquantize(j, r, v->slots, levels);
+		put_lquantize(j, r, report_row_slots(row), levels);
 		jraw(j, "]");
 	}
 	jraw(j, "}");

@@ -298,7 +298,7 @@ static int put_key(FILE *f, const struct report_key *k)
 static int put_value(FILE *f, const struct report *r,
 		     const struct report_row *row)
 {
-	const struct scry_val *v = &row->val;
+	const struct report_val *v = &row->val;
 	int err;
 
 	if (r->var && row->vstr) {
@@ -319,10 +319,10 @@ static int put_value(FILE *f, const struct report *r,
 	case SCRY_AGG_AVG:
 		return put(f, " %16lld", (long long)report_row_value(r, row));
 	case SCRY_AGG_QUANTIZE:
-		return out_quantize(f, row->val.slots);
+		return out_quantize(f, report_row_slots(row));
 	case SCRY_AGG_LQUANTIZE:
-		return out_lquantize(f, row->val.slots, r->lq_low, r->lq_high,
-				     r->lq_step);
+		return out_lquantize(f, report_row_slots(row), r->lq_low,
+				     r->lq_high, r->lq_step);
 	}
 	return -EINVAL;
 }

@@ -28,6 +28,7 @@
 #define MAX_LINKS	40	/* links followed per path, as MAXSYMLINKS */
 #define TMP_TRIES	100	/* temporary names tried before giving up */
 #define TMP_KEEP	200	/* bytes of the name kept in the temporary's */
+#define OUTFILE_BUF	(256 << 10)	/* a snapshot's write size */
 
 struct outfile {
 	char *path;		/* as given, for messages */
@@ -35,6 +36,11 @@ struct outfile {
 	int dirfd;		/* replaced: O_PATH of its directory, else -1 */
 	char name[NAME_MAX + 1];/* replaced: its name in dirfd */
 	mode_t mode;		/* replaced: permission bits it gets */
+	/* the snapshot being written (outfile_begin to outfile_end) */
+	FILE *f;		/* its stream, or NULL */
+	int wfd;		/* where it goes: fd, or the temporary */
+	char tmp[NAME_MAX + 1];	/* replaced: the temporary's name */
+	int err;		/* its first write's failure, or 0 */
 };
 
 /* Where the resolution of -o's path stands. */
@@ -294,23 +300,17 @@ static int write_all(int fd, const char *p, size_t len)
 }
 
 /*
- * The whole snapshot into a temporary file, synced (a full disk may only
- * say so then), then renamed over the name: only onto a regular file or
- * a free name. Anything else that appeared there since is not replaced.
+ * The whole snapshot goes into a temporary file, synced (a full disk may
+ * only say so then), then renamed over the name: only onto a regular
+ * file or a free name. Anything else that appeared there since is not
+ * replaced. @err: the snapshot's failure so far (then the temporary
+ * goes).
  */
-static int replace(struct outfile *of, const void *buf, size_t len)
+static int replace(struct outfile *of, int err)
 {
-	char tmp[NAME_MAX + 1];
 	struct stat st;
-	int fd, err;
+	int fd = of->wfd;
 
-	fd = make_tmp(of, tmp);
-	if (fd < 0) {
-		log_err("writing %s: cannot create a temporary file next to "
-			"it: %s", of->path, strerror(-fd));
-		return fd;
-	}
-	err = write_all(fd, buf, len);
 	if (!err && fchmod(fd, of->mode))
 		err = -errno;
 	if (!err && fsync(fd))
@@ -321,15 +321,13 @@ static int replace(struct outfile *of, const void *buf, size_t len)
 	    !S_ISREG(st.st_mode)) {
 		log_err("writing %s: it is no longer a regular file: not "
 			"replacing it", of->path);
-		unlinkat(of->dirfd, tmp, 0);
+		unlinkat(of->dirfd, of->tmp, 0);
 		return -EEXIST;
 	}
-	if (!err && renameat(of->dirfd, tmp, of->dirfd, of->name))
+	if (!err && renameat(of->dirfd, of->tmp, of->dirfd, of->name))
 		err = -errno;
-	if (err) {
-		log_err("writing %s: %s", of->path, strerror(-err));
-		unlinkat(of->dirfd, tmp, 0);
-	}
+	if (err)
+		unlinkat(of->dirfd, of->tmp, 0);
 	return err;
 }
 
@@ -481,17 +479,82 @@ fail:
 	return err;
 }
 
-int outfile_write(struct outfile *of, const void *buf, size_t len)
+/* The snapshot's stream writes through here, a buffer at a time. */
+static ssize_t stream_write(void *cookie, const char *buf, size_t len)
+{
+	struct outfile *of = cookie;
+
+	if (!of->err)
+		of->err = write_all(of->wfd, buf, len);
+	if (of->err) {
+		errno = -of->err;
+		return -1;
+	}
+	return (ssize_t)len;
+}
+
+int outfile_begin(struct outfile *of, FILE **f)
+{
+	static const cookie_io_functions_t io = { .write = stream_write };
+	int fd = of->fd;
+
+	*f = NULL;
+	of->err = 0;
+	if (fd < 0) {
+		fd = make_tmp(of, of->tmp);
+		if (fd < 0) {
+			log_err("writing %s: cannot create a temporary file "
+				"next to it: %s", of->path, strerror(-fd));
+			return fd;
+		}
+	}
+	of->wfd = fd;
+	of->f = fopencookie(of, "w", io);
+	/* written OUTFILE_BUF at a time, never the whole text held */
+	if (!of->f || setvbuf(of->f, NULL, _IOFBF, OUTFILE_BUF)) {
+		if (of->f)
+			fclose(of->f);
+		of->f = NULL;
+		if (of->fd < 0) {
+			close(fd);
+			unlinkat(of->dirfd, of->tmp, 0);
+		}
+		log_err("out of memory");
+		return -ENOMEM;
+	}
+	*f = of->f;
+	return 0;
+}
+
+int outfile_end(struct outfile *of, bool ok)
 {
 	int err;
 
+	if (!of->f)
+		return -EINVAL;
+	err = fclose(of->f) && !of->err ? -EIO : 0;
+	of->f = NULL;
+	err = of->err ? : err;
 	if (of->fd < 0)
-		return replace(of, buf, len);
-	err = write_all(of->fd, buf, len);
-	/* a closed pipe (| head) is not an error worth a message */
-	if (err && err != -EPIPE)
+		err = replace(of, err ? : ok ? 0 : -ECANCELED);
+	if (err == -ECANCELED)
+		return 0;	/* not written: the caller says why */
+	/* a closed pipe (| head) is not an error worth a message; a
+	 * file that is no longer regular, replace said */
+	if (err && err != -EPIPE && err != -EEXIST)
 		log_err("writing %s: %s", of->path, strerror(-err));
 	return err;
+}
+
+int outfile_write(struct outfile *of, const void *buf, size_t len)
+{
+	FILE *f;
+	int err = outfile_begin(of, &f);
+
+	if (err)
+		return err;
+	fwrite(buf, 1, len, f);
+	return outfile_end(of, true);
 }
 
 const char *outfile_name(const struct outfile *of)

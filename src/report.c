@@ -8,9 +8,16 @@
 #include <scry/intern.h>
 #include <scry/report.h>
 
+const __u64 *report_row_slots(const struct report_row *row)
+{
+	static const __u64 none[SCRY_NBUCKETS];
+
+	return row->val.slots ? row->val.slots : none;
+}
+
 __s64 report_row_value(const struct report *r, const struct report_row *row)
 {
-	const struct scry_val *v = &row->val;
+	const struct report_val *v = &row->val;
 
 	switch (r->agg) {
 	case SCRY_AGG_COUNT:
@@ -165,7 +172,7 @@ static int cmp_keys(const struct report_row *a, const struct report_row *b)
  * Rows with equal keys should not exist; comparing the raw values as a
  * last resort still keeps qsort's unstable order out of the output.
  */
-static int cmp_vals(const struct scry_val *a, const struct scry_val *b)
+static int cmp_vals(const struct report_val *a, const struct report_val *b)
 {
 	int c;
 
@@ -208,8 +215,12 @@ static int cmp_rows_by_key(const void *pa, const void *pb)
 
 static void row_free(struct report_row *row);
 
-/* @into += @v, as the kernel would have had they been one key. */
-static void val_merge(struct scry_val *into, const struct scry_val *v)
+/*
+ * @into += @v, as the kernel would have had they been one key. Rows of
+ * one map hold slots alike (drain.c: its aggregation's); @v's, when
+ * @into has none, are taken.
+ */
+static void val_merge(struct report_val *into, struct report_val *v)
 {
 	int i;
 
@@ -219,6 +230,13 @@ static void val_merge(struct scry_val *into, const struct scry_val *v)
 		into->min = v->min;
 	if (v->max > into->max)
 		into->max = v->max;
+	if (!v->slots)
+		return;
+	if (!into->slots) {
+		into->slots = v->slots;
+		v->slots = NULL;
+		return;
+	}
 	for (i = 0; i < SCRY_NBUCKETS; i++)
 		into->slots[i] += v->slots[i];
 }
@@ -290,6 +308,10 @@ static void row_free(struct report_row *row)
 		k->s = NULL;
 	}
 	row->nkeys = 0;
+	free(row->keys);
+	row->keys = NULL;
+	free(row->val.slots);
+	row->val.slots = NULL;
 	free(row->vstr);
 	row->vstr = NULL;
 }

@@ -593,31 +593,28 @@ static void fill_header(const struct session *s, const struct plan *p,
 }
 
 /*
- * Format the whole snapshot in memory, then write it at once (stdout or
- * -o, outfile.c says how and reports its failures), so snapshots never
- * interleave.
+ * Format the snapshot straight into its destination (outfile.c says how
+ * a snapshot stays whole: -o is replaced all at once, and nothing comes
+ * between the buffers written in place), so 12 000 stacks' text is never
+ * held whole in memory.
  */
 static int print_report(const struct session *s, struct report *r)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-	int err;
+	FILE *f;
+	int err, werr;
 
 	report_sort(r);
 	if (s->o->top)
 		report_keep_top(r, s->o->top);
-	m = open_memstream(&buf, &len);
-	if (!m)
-		return -errno;
-	err = s->o->format->print(m, r);
-	if (fclose(m) && !err)
-		err = -ENOMEM;
+	err = outfile_begin(s->out, &f);
 	if (err)
+		return err;
+	err = s->o->format->print(f, r);
+	werr = outfile_end(s->out, !err);
+	if (werr)
+		err = werr;	/* outfile_end said it */
+	else if (err)
 		log_err("formatting the report: %s", strerror(-err));
-	else
-		err = outfile_write(s->out, buf, len);
-	free(buf);
 	out_stats(stderr, r);
 	return err;
 }

@@ -28,7 +28,9 @@
 #ifndef SCRY_OUTFILE_H
 #define SCRY_OUTFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct outfile;
 
@@ -40,6 +42,20 @@ struct outfile;
  * -errno (*out NULL); returns 0 otherwise.
  */
 int outfile_open(const char *path, struct outfile **out);
+
+/*
+ * One snapshot, streamed: outfile_begin gives *@f to format it into
+ * (written a buffer at a time, the whole text never held), outfile_end
+ * closes it. A replaced file is written to a temporary beside it and
+ * renamed over it by outfile_end only when @ok and every write
+ * succeeded: all or nothing. In place (standard output, a FIFO, a
+ * device) the buffers go as they fill, from this one thread, so nothing
+ * else scry writes comes between them. Both return 0 or -errno having
+ * printed one line naming it (as outfile_write); with !@ok and no write
+ * failure, outfile_end returns 0 and the caller says what went wrong.
+ */
+int outfile_begin(struct outfile *of, FILE **f);
+int outfile_end(struct outfile *of, bool ok);
 
 /*
  * Write @len bytes at @buf as one snapshot: replaces the file (see

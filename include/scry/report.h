@@ -29,8 +29,9 @@ struct report_frame {
 	__u64 addr;		/* raw address */
 	bool kernel;
 	bool inlined;		/* logical frame of inlined code (folded: _[i]) */
+	int line;		/* source line, 0 if unknown (beside the bools:
+				 * 56 bytes a frame, not 64) */
 	char *file;		/* source file (--lines), or NULL */
-	int line;		/* source line, 0 if unknown */
 	struct report_mapping *map;	/* with SYMS_MAPPINGS only, else NULL */
 };
 
@@ -58,10 +59,25 @@ struct report_key {
 	char *s;
 };
 
+/*
+ * A row's value: scry_val's totals, and its SCRY_NBUCKETS histogram
+ * slots only in rows of quantize and lquantize (NULL in the others:
+ * 512 bytes a row that 12 000 stacks would hold for nothing).
+ */
+struct report_val {
+	__u64 count;
+	__s64 sum;
+	__s64 min;
+	__s64 max;
+	__u64 *slots;		/* owned by the row; NULL: all zero */
+};
+
 struct report_row {
-	struct report_key keys[REPORT_MAX_KEYS];
+	struct report_key *keys;	/* owned; room for the columns the
+					 * map has (at most REPORT_MAX_KEYS),
+					 * nkeys of them filled */
 	int nkeys;
-	struct scry_val val;
+	struct report_val val;
 	char *vstr;		/* a variable map's value, when not a number */
 };
 
@@ -118,6 +134,9 @@ const struct report_key *report_key_find(const struct report_row *row,
 
 /* "count", "sum", ... "lquantize" (docs/JSON.md), or NULL if unknown. */
 const char *report_agg_name(enum scry_agg agg);
+
+/* The row's SCRY_NBUCKETS histogram slots (zeros when it holds none). */
+const __u64 *report_row_slots(const struct report_row *row);
 
 /* The value printa orders rows by, for the report's aggregation. */
 __s64 report_row_value(const struct report *r, const struct report_row *row);

@@ -220,6 +220,7 @@ static void json_quantize(void)
 	set_int(&r.rows[0].keys[1], "retval", -9223372036854775807LL - 1);
 	r.rows[0].nkeys = 2;
 	set_val(&r.rows[0], 8, 4100, -5, 4096);
+	r.rows[0].val.slots = xcalloc(SCRY_NBUCKETS, sizeof(__u64));
 	r.rows[0].val.slots[SCRY_QSLOT_NEG] = 1;
 	r.rows[0].val.slots[SCRY_QSLOT_ZERO] = 2;
 	r.rows[0].val.slots[2] = 1;		/* [1, 2) */
@@ -242,6 +243,7 @@ static void json_lquantize(void)
 	set_int(&r.rows[0].keys[0], "cpu", 0);
 	r.rows[0].nkeys = 1;
 	set_val(&r.rows[0], 4, 165, -3, 120);
+	r.rows[0].val.slots = xcalloc(SCRY_NBUCKETS, sizeof(__u64));
 	r.rows[0].val.slots[0] = 1;		/* < 0 */
 	r.rows[0].val.slots[1] = 1;		/* [0, 10) */
 	r.rows[0].val.slots[5] = 1;		/* [40, 50) */

@@ -369,6 +369,7 @@ static void test_stack_quantize(void)
 	r.rows[0].nkeys = 2;
 	r.rows[0].val.count = 6;
 	r.rows[0].val.sum = 3000;
+	r.rows[0].val.slots = xcalloc(SCRY_NBUCKETS, sizeof(__u64));
 	r.rows[0].val.slots[11] = 4;	/* [512, 1024) */
 	r.rows[0].val.slots[12] = 2;	/* [1024, 2048) */
 	check_render(out_text, &r, "stack_quantize");

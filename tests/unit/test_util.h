@@ -153,6 +153,9 @@ static inline void new_rows(struct report *r, enum scry_agg agg, size_t n)
 	r->agg = agg;
 	r->nrows = n;
 	r->rows = xcalloc(n, sizeof(*r->rows));
+	while (n--)
+		r->rows[n].keys = xcalloc(REPORT_MAX_KEYS,
+					  sizeof(*r->rows[n].keys));
 }
 
 /*
