@@ -105,15 +105,20 @@ struct {
 	__type(value, struct scry_unwind_kstate);
 } unwind_kstate SEC(".maps");
 
+/* The registers a walk carries from one frame to the next. */
+struct scry_unwind_regs {
+	__u64 pc;
+	__u64 sp;
+	__u64 bp;
+	bool exact;		/* pc is not a return address: look it up as is */
+};
+
 /* Walk state, shared by the bpf_loop iterations of one stack. */
 struct scry_unwind_walk {
 	const struct scry_unwind_proc *proc;	/* NULL: ask the kernel */
 	struct scry_stack *st;
 	struct scry_unwind_kstate *ks;		/* NULL: do not ask */
-	__u64 pc;
-	__u64 sp;
-	__u64 bp;
-	bool exact;		/* pc is not a return address: look it up as is */
+	struct scry_unwind_regs *r;
 };
 
 static __always_inline void scry_unwind_stat(__u32 reason)
@@ -326,7 +331,7 @@ static __always_inline __u32 scry_unwind_find(struct scry_unwind_walk *w,
 	const struct scry_unwind_row *r;
 	struct scry_unwind_map m = {};
 	/* a return address follows the call: its caller's row is at ra - 1 */
-	__u64 pc = w->exact ? w->pc : w->pc - 1;
+	__u64 pc = w->r->exact ? w->r->pc : w->r->pc - 1;
 	__u32 idx, why;
 	int i;
 
@@ -367,24 +372,24 @@ static __always_inline long scry_unwind_fp(struct scry_unwind_walk *w)
 {
 	__u64 frame[2];
 
-	if (w->st->nr == 1 && w->exact && ustack_at_entry) {
+	if (w->st->nr == 1 && w->r->exact && ustack_at_entry) {
 		if (bpf_probe_read_user(&frame[1], sizeof(frame[1]),
-					(const void *)w->sp))
+					(const void *)w->r->sp))
 			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
-		w->sp += 8;
+		w->r->sp += 8;
 	} else {
 		/* a frame below the stack pointer is garbage, not a frame */
-		if (!w->bp || w->bp < w->sp)
+		if (!w->r->bp || w->r->bp < w->r->sp)
 			return 1;
 		if (bpf_probe_read_user(frame, sizeof(frame),
-					(const void *)w->bp))
+					(const void *)w->r->bp))
 			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
-		w->sp = w->bp + 16;
-		w->bp = frame[0];
+		w->r->sp = w->r->bp + 16;
+		w->r->bp = frame[0];
 	}
-	w->pc = frame[1];
-	w->exact = false;
-	return scry_unwind_push(w, w->pc);
+	w->r->pc = frame[1];
+	w->r->exact = false;
+	return scry_unwind_push(w, w->r->pc);
 }
 
 /*
@@ -397,20 +402,20 @@ static __always_inline long scry_unwind_signal(struct scry_unwind_walk *w)
 	__u64 regs[7];		/* rbp, rbx, rdx, rax, rcx, rsp, rip */
 
 	if (bpf_probe_read_user(regs, sizeof(regs),
-				(const void *)(w->sp + 40 + 80)))
+				(const void *)(w->r->sp + 40 + 80)))
 		return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
-	w->bp = regs[0];
-	w->sp = regs[5];
-	w->pc = regs[6];
-	w->exact = true;	/* interrupted, not called: no pc - 1 */
-	return scry_unwind_push(w, w->pc);
+	w->r->bp = regs[0];
+	w->r->sp = regs[5];
+	w->r->pc = regs[6];
+	w->r->exact = true;	/* interrupted, not called: no pc - 1 */
+	return scry_unwind_push(w, w->r->pc);
 }
 
 /* One frame: from (pc, sp, bp) to the caller's. Returns 1 to stop. */
 static __always_inline long scry_unwind_frame(struct scry_unwind_walk *w)
 {
 	struct scry_unwind_row r = {};
-	__u64 cfa, ra, bp = w->bp;
+	__u64 cfa, ra, bp = w->r->bp;
 	__s64 off;
 	__u32 why;
 
@@ -421,7 +426,7 @@ static __always_inline long scry_unwind_frame(struct scry_unwind_walk *w)
 	 * Debian's ld.so). That is where every process's stack begins, not a
 	 * loss: end the walk without counting it.
 	 */
-	if (why == SCRY_UNWIND_STAT_NO_ROW && !w->bp)
+	if (why == SCRY_UNWIND_STAT_NO_ROW && !w->r->bp)
 		return 1;
 	if (why) {
 		scry_unwind_stat(why);
@@ -432,17 +437,17 @@ static __always_inline long scry_unwind_frame(struct scry_unwind_walk *w)
 		off *= 8;
 	switch (r.cfa & SCRY_UNWIND_CFA_MASK) {
 	case SCRY_UNWIND_CFA_RSP:
-		cfa = w->sp + off;
+		cfa = w->r->sp + off;
 		break;
 	case SCRY_UNWIND_CFA_RBP:
-		cfa = w->bp + off;
+		cfa = w->r->bp + off;
 		break;
 	case SCRY_UNWIND_CFA_PLT:
-		cfa = w->sp + 8 + ((__s64)(w->pc & 15) >= off ? 8 : 0);
+		cfa = w->r->sp + 8 + ((__s64)(w->r->pc & 15) >= off ? 8 : 0);
 		break;
 	case SCRY_UNWIND_CFA_DEREF_RBP:
 		if (bpf_probe_read_user(&cfa, sizeof(cfa),
-					(const void *)(w->bp + off)))
+					(const void *)(w->r->bp + off)))
 			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
 		break;
 	case SCRY_UNWIND_CFA_SIGNAL:
@@ -453,7 +458,7 @@ static __always_inline long scry_unwind_frame(struct scry_unwind_walk *w)
 		return scry_unwind_fail(SCRY_UNWIND_STAT_UNSUPPORTED);
 	}
 	/* callers' frames lie above: anything else is a corrupt stack */
-	if (cfa <= w->sp)
+	if (cfa <= w->r->sp)
 		return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
 	if (r.rbp == 2) {
 		/*
@@ -479,17 +484,48 @@ static __always_inline long scry_unwind_frame(struct scry_unwind_walk *w)
 					     (const void *)(cfa - 8 * (__u64)r.rbp)))
 			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
 	}
-	w->sp = cfa;
-	w->bp = bp;
-	w->pc = ra;
-	w->exact = false;
+	w->r->sp = cfa;
+	w->r->bp = bp;
+	w->r->pc = ra;
+	w->r->exact = false;
 	return scry_unwind_push(w, ra);
+}
+
+/* What the bpf_loop callback gets: the walk's pointers and registers. */
+struct scry_unwind_loop {
+	const struct scry_unwind_proc *proc;
+	struct scry_stack *st;
+	struct scry_unwind_kstate *ks;
+	struct scry_unwind_regs r;
+};
+
+/*
+ * One frame, as a global function: the verifier checks it once, from
+ * unknown arguments, not once per round of the bpf_loop callback's
+ * states until they converge (6.8 on) nor at each caller. Its pointers
+ * are nullable memory of their types' sizes to it (kernels from 5.12);
+ * pointers loaded from memory would be scalars to it, hence four
+ * arguments and not the loop's struct. Returns 1 to stop.
+ */
+__attribute__((noinline))
+int scry_unwind_frame_once(struct scry_unwind_regs *r, struct scry_stack *st,
+			   struct scry_unwind_kstate *ks,
+			   const struct scry_unwind_proc *proc)
+{
+	struct scry_unwind_walk w = { .proc = proc, .st = st, .ks = ks, .r = r };
+
+	if (!r || !st)
+		return 1;
+	return scry_unwind_frame(&w);
 }
 
 static long scry_unwind_step(__u32 i, void *ctx)
 {
+	struct scry_unwind_loop *l = ctx;
+
 	(void)i;
-	return scry_unwind_frame(ctx);
+	/* the verifier wants a callback's return within [0, 1] */
+	return scry_unwind_frame_once(&l->r, l->st, l->ks, l->proc) ? 1 : 0;
 }
 
 /*
@@ -497,17 +533,24 @@ static long scry_unwind_step(__u32 i, void *ctx)
  * addresses (after a signal frame: the interrupted pc); st->nr;
  * SCRY_STACK_TRUNCATED when more than SCRY_MAX_FRAMES frames exist.
  * bpf_loop keeps the verifier's cost at one frame, not 127.
+ *
+ * A global function too: checked once per program, not once per state of
+ * its caller that reaches it. 6.1 allows 512 bytes of stack for the
+ * deepest chain of calls (a sys_enter program naming a path, this, the
+ * callback, the frame, its search): hence the registers by pointer.
  */
-static __always_inline void scry_ustack_dwarf(__u32 pid, __u32 gen,
-					      const struct scry_uregs *ur,
-					      struct scry_stack *st)
+__attribute__((noinline))
+int scry_ustack_dwarf(__u32 pid, __u32 gen, const struct scry_uregs *ur,
+		      struct scry_stack *st)
 {
-	struct scry_unwind_walk w = {
-		.st = st, .pc = ur->ip, .sp = ur->sp, .bp = ur->bp,
-		.exact = true,
-	};
+	struct scry_unwind_loop w = { .st = st, .r.exact = true };
 	__u32 zero = 0;
 
+	if (!ur || !st)
+		return 0;
+	w.r.pc = ur->ip;
+	w.r.sp = ur->sp;
+	w.r.bp = ur->bp;
 	w.ks = bpf_map_lookup_elem(&unwind_kstate, &zero);
 	if (w.ks)
 		__builtin_memset(w.ks, 0, sizeof(*w.ks));
@@ -524,6 +567,7 @@ static __always_inline void scry_ustack_dwarf(__u32 pid, __u32 gen,
 	st->ip[0] = ur->ip;
 	st->nr = 1;
 	bpf_loop(SCRY_MAX_FRAMES, scry_unwind_step, &w, 0);
+	return 0;
 }
 
 #endif /* SCRY_UNWIND_BPF_H */
