@@ -62,17 +62,27 @@ static int close_others(const int *keep, int n)
 
 static void __attribute__((noreturn)) detach_child(int *keep, int n, int go)
 {
-	sigset_t none;
+	sigset_t stops;
 	char c;
 	int i;
 
 	if (close_others(keep, n))
 		_exit(1);	/* the exit closes the links all the same */
 	prctl(PR_SET_NAME, "scry-detach");
-	/* scry blocked its stop signals for its watcher: a signal may end
-	 * the child, whose exit detaches what is left */
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	/*
+	 * scry's stop signals (INT, TERM, HUP) are blocked, as scry blocks
+	 * them for its watcher, and QUIT is ignored: a signal that ended the
+	 * child inside a uprobe's close would fail the kernel's unregister
+	 * ("failed to unregister, leaking uprobe"), and a script's Ctrl-C
+	 * reaches the whole process group. The child lives ~0.1 s; kill -9
+	 * still ends it, and its exit detaches what is left.
+	 */
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stops, NULL);
+	signal(SIGQUIT, SIG_IGN);
 	while (read(go, &c, 1) < 0 && errno == EINTR)
 		;
 	for (i = 0; i < n; i++)
