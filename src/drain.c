@@ -438,8 +438,8 @@ static int take_key(struct attach *a, struct syms *s, struct report *r,
  * (ENOSPC) is read again with more room.
  */
 #define BATCH	256
-static int drain_aggs_batch(struct attach *a, struct syms *s,
-			    struct report *r, bool clear, size_t *caps)
+int drain_aggs_each(struct attach *a, bool clear, drain_key_fn fn,
+		    void *ctx)
 {
 	int fd = bpf_map__fd(a->skel->maps.aggs), err = 0, i;
 	struct scry_key *keys = NULL;
@@ -450,6 +450,7 @@ static int drain_aggs_batch(struct attach *a, struct syms *s,
 
 	while (!err && !done) {
 		if (!keys) {
+			/* zeroed: valgrind does not know the lookup writes */
 			keys = calloc(room, sizeof(*keys));
 			vals = calloc(room, sizeof(*vals));
 			if (!keys || !vals) {
@@ -483,14 +484,28 @@ static int drain_aggs_batch(struct attach *a, struct syms *s,
 		}
 		first = false;
 		in = out;
-		for (i = 0; !err && i < (int)n && i < (int)room; i++) {
-			err = take_key(a, s, r, false, &keys[i], &vals[i], 0,
-				       caps);
-		}
+		for (i = 0; !err && i < (int)n && i < (int)room; i++)
+			err = fn(ctx, &keys[i], &vals[i]);
 	}
 	free(keys);
 	free(vals);
 	return err;
+}
+
+/* What drain_map's batch walk hands take_key() with each key. */
+struct take_ctx {
+	struct attach *a;
+	struct syms *s;
+	struct report *r;
+	size_t *caps;
+};
+
+static int take_agg(void *ctx, const struct scry_key *key,
+		    const struct scry_val *val)
+{
+	struct take_ctx *t = ctx;
+
+	return take_key(t->a, t->s, t->r, false, key, val, 0, t->caps);
 }
 
 /*
@@ -507,7 +522,9 @@ static int drain_map(struct attach *a, struct syms *s, struct report *r,
 	int err;
 
 	if (!vars && only < 0) {
-		err = drain_aggs_batch(a, s, r, clear, caps);
+		struct take_ctx t = { a, s, r, caps };
+
+		err = drain_aggs_each(a, clear, take_agg, &t);
 		if (err != -EOPNOTSUPP)
 			return err;
 	}

@@ -225,52 +225,26 @@ static int pidset_add(struct pidset *ps, int pid)
 	return 0;
 }
 
-/*
- * The pids the aggregation's keys hold, EVICT_BATCH keys a call: one
- * get_next_key call per key was 16 000 system calls a pass over a full
- * map. -errno if the kernel has no batch lookup (then key by key).
- */
-#define EVICT_BATCH	256
-
-static int rows_pids_batch(int fd, struct pidset *ps)
+static int pidset_add_key(void *ctx, const struct scry_key *key,
+			  const struct scry_val *val)
 {
-	/* zeroed: valgrind does not know the batch lookup writes them */
-	struct scry_key *keys = calloc(EVICT_BATCH, sizeof(*keys));
-	struct scry_val *vals = malloc(EVICT_BATCH * sizeof(*vals));
-	/* the batch token: a bucket index for hash maps, key-sized at most */
-	struct scry_key in, out;
-	bool first = true;
-	__u32 n, i;
-	int err = keys && vals ? 0 : -ENOMEM;
-
-	while (!err) {
-		n = EVICT_BATCH;
-		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys,
-					   vals, &n, NULL) ? -errno : 0;
-		if (err && err != -ENOENT)
-			break;
-		for (i = 0; i < n && err != -ENOMEM; i++)
-			if (pidset_add(ps, keys[i].pid))
-				err = -ENOMEM;
-		if (err == -ENOENT) {
-			err = 0;	/* the last batch */
-			break;
-		}
-		in = out;
-		first = false;
-	}
-	free(keys);
-	free(vals);
-	return err;
+	(void)val;
+	return pidset_add(ctx, key->pid);
 }
 
-static int rows_pids(int fd, struct pidset *ps)
+/*
+ * The pids the aggregation's keys hold, a batch of keys a call
+ * (drain_aggs_each): one get_next_key call per key was 16 000 system
+ * calls a pass over a full map. Key by key if the kernel has no batch
+ * lookup.
+ */
+static int rows_pids(struct attach *a, struct pidset *ps)
 {
+	int fd = bpf_map__fd(a->skel->maps.aggs);
 	struct scry_key key, next, *prev = NULL;
-	int err = rows_pids_batch(fd, ps);
+	int err = drain_aggs_each(a, false, pidset_add_key, ps);
 
-	if (err != -EINVAL && err != -ENOTSUP && err != -ENOSPC &&
-	    err != -EOPNOTSUPP)
+	if (err != -EOPNOTSUPP)
 		return err;
 	ps->n = 0;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
@@ -290,7 +264,7 @@ static void evict_exited(struct session *s)
 
 	if (!s->nexited || t0 < s->next_evict || !s->a.skel)
 		return;
-	if (rows_pids(bpf_map__fd(s->a.skel->maps.aggs), &ps))
+	if (rows_pids(&s->a, &ps))
 		goto out;	/* keep everything: try later */
 	if (ps.n)	/* (qsort and bsearch take no NULL, even for 0) */
 		qsort(ps.v, ps.n, sizeof(*ps.v), pid_cmp);

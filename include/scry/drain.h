@@ -25,6 +25,21 @@ struct plan_type;
 int drain_report(struct attach *a, struct syms *s, struct report *r,
 		 bool clear);
 
+/*
+ * Every key of the aggregation map with its value to @fn(@ctx, ...), a
+ * batch of keys a system call; deleted as read when @clear (under the
+ * bucket's lock: a count landing meanwhile goes to the next read). Stops
+ * at @fn's first non-zero return, which it returns; -EOPNOTSUPP before
+ * the first key when the kernel has no batch lookup (then walk key by
+ * key); else 0 or -errno.
+ */
+struct scry_key;
+struct scry_val;
+typedef int (*drain_key_fn)(void *ctx, const struct scry_key *key,
+			    const struct scry_val *val);
+int drain_aggs_each(struct attach *a, bool clear, drain_key_fn fn,
+		    void *ctx);
+
 /* The map drain_report() makes the main one. */
 int drain_main_map(const struct attach *a);
 
