@@ -334,30 +334,40 @@ static int fill_row(struct attach *a, struct syms *s, const struct plan_map *m,
 	return 0;
 }
 
-static int drain_stats(struct attach *a, struct report *r)
+int drain_stat(const struct attach *a, __u32 id, __u64 *total)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	__u64 *vals, total;
-	size_t i;
-	__u32 id;
-	int c;
+	int ncpu = libbpf_num_possible_cpus(), c;
+	__u64 *vals;
 
+	*total = 0;
 	if (ncpu < 1)
 		return ncpu;
 	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	/* an id the map does not hold counts nothing */
+	if (!bpf_map__lookup_elem(a->skel->maps.stats, &id, sizeof(id), vals,
+				  ncpu * sizeof(*vals), 0))
+		for (c = 0; c < ncpu; c++)
+			*total += vals[c];
+	free(vals);
+	return 0;
+}
+
+static int drain_stats(struct attach *a, struct report *r)
+{
+	__u64 total;
+	size_t i;
+	int err;
+
 	r->stats = calloc(sizeof(stat_text) / sizeof(stat_text[0]),
 			  sizeof(*r->stats));
-	if (!vals || !r->stats) {
-		free(vals);
+	if (!r->stats)
 		return -ENOMEM;
-	}
 	for (i = 0; i < sizeof(stat_text) / sizeof(stat_text[0]); i++) {
-		id = stat_text[i].stat;
-		if (bpf_map__lookup_elem(a->skel->maps.stats, &id, sizeof(id),
-					 vals, ncpu * sizeof(*vals), 0))
-			continue;
-		for (total = 0, c = 0; c < ncpu; c++)
-			total += vals[c];
+		err = drain_stat(a, stat_text[i].stat, &total);
+		if (err)
+			return err;
 		if (!total)
 			continue;
 		r->stats[r->nstats].what = stat_text[i].what;
@@ -365,7 +375,6 @@ static int drain_stats(struct attach *a, struct report *r)
 		r->stats[r->nstats].count = total;
 		r->nstats++;
 	}
-	free(vals);
 	return 0;
 }
 

@@ -802,21 +802,13 @@ static int cmd_others(struct session *s, int *out, int max)
  */
 static bool notices_lost(const struct session *s)
 {
-	__u32 id = SCRY_STAT_NOTICE_LOST;
-	__u64 *vals;
-	int ncpu = libbpf_num_possible_cpus(), c;
-	bool lost = s->notices_skipped > 0;
+	__u64 lost = 0;
 
-	if (lost || ncpu < 1 || !s->a.skel)
-		return lost;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (vals && !bpf_map__lookup_elem(s->a.skel->maps.stats, &id,
-					  sizeof(id), vals,
-					  ncpu * sizeof(*vals), 0))
-		for (c = 0; c < ncpu; c++)
-			lost |= vals[c] > 0;
-	free(vals);
-	return lost;
+	if (s->notices_skipped > 0)
+		return true;
+	if (s->a.skel)
+		drain_stat(&s->a, SCRY_STAT_NOTICE_LOST, &lost);
+	return lost > 0;
 }
 
 static int snapshot(struct session *s, const struct plan *p, double *t0,

@@ -40,6 +40,12 @@ typedef int (*drain_key_fn)(void *ctx, const struct scry_key *key,
 int drain_aggs_each(struct attach *a, bool clear, drain_key_fn fn,
 		    void *ctx);
 
+/*
+ * Loss counter @id (enum scry_stat) summed over the CPUs into @total
+ * (0 for an id the map does not hold). Returns 0 or -errno.
+ */
+int drain_stat(const struct attach *a, __u32 id, __u64 *total);
+
 /* The map drain_report() makes the main one. */
 int drain_main_map(const struct attach *a);
 
