@@ -11,7 +11,7 @@ struct {
 	__uint(max_entries, 10240);
 	__type(key, struct scry_key);
 	__type(value, struct scry_val);
-} aggs SEC(".maps");
+} aggs SEC(".maps"), aggs_alt SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -26,7 +26,7 @@ struct {
 	__uint(max_entries, 10240);
 	__type(key, struct scry_key);
 	__type(value, __s64);
-} vars SEC(".maps");
+} vars SEC(".maps"), vars_alt SEC(".maps");
 
 /* self-> variables: per thread, freed by the kernel with the thread. */
 struct {
@@ -130,6 +130,28 @@ volatile __u32 stopped = 0;
 static __always_inline bool scry_stopped(void)
 {
 	return stopped;
+}
+
+/*
+ * Which of the two aggregation (and @variable) maps the probes write:
+ * --interval reads and empties the other. A probe adds to an element
+ * after looking it up, so deleting keys under running probes loses
+ * what a probe adds between its lookup and its add; instead the
+ * frontend flips `side`, waits one RCU grace period (no probe is left
+ * holding the old map's elements) and then empties the old map
+ * (attach_flip). Without --interval the _alt maps have one entry and
+ * `side` stays 0.
+ */
+volatile __u32 side = 0;
+
+static __always_inline void *scry_aggs(void)
+{
+	return side ? (void *)&aggs_alt : (void *)&aggs;
+}
+
+static __always_inline void *scry_vars(void)
+{
+	return side ? (void *)&vars_alt : (void *)&vars;
 }
 
 static __always_inline void scry_stat(__u32 which)

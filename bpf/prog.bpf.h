@@ -225,19 +225,20 @@ static __always_inline void scry_aggregate(struct scry_scratch *s, __u32 m,
 					   __s64 v)
 {
 	const volatile struct scry_mapdef *md = &mapdefs[m];
+	void *aggs_map = scry_aggs();	/* one side for the whole update */
 	struct scry_val *val;
 	__u32 slot;
 	long err;
 
-	val = bpf_map_lookup_elem(&aggs, &s->key);
+	val = bpf_map_lookup_elem(aggs_map, &s->key);
 	if (!val) {
-		err = bpf_map_update_elem(&aggs, &s->key, &scry_val_init,
+		err = bpf_map_update_elem(aggs_map, &s->key, &scry_val_init,
 					  BPF_NOEXIST);
 		if (err && err != -EEXIST) {
 			scry_stat(SCRY_STAT_AGG_FULL);
 			return;
 		}
-		val = bpf_map_lookup_elem(&aggs, &s->key);
+		val = bpf_map_lookup_elem(aggs_map, &s->key);
 		if (!val)
 			return;
 	}
@@ -474,6 +475,7 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 	__u32 sp = 0, i, p;
 	__s64 a, b;
 	__u64 *vp;
+	void *vm;
 	struct scry_tls *t;
 
 	if (code[0].op == SCRY_OP_END)
@@ -632,7 +634,7 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 				goto bad;
 			scry_build_key(s, in->b, sp - p);
 			sp -= p;
-			vp = bpf_map_lookup_elem(&vars, &s->key);
+			vp = bpf_map_lookup_elem(scry_vars(), &s->key);
 			VS(sp++) = vp ? *vp : 0;
 			break;
 		case SCRY_OP_MSTORE:
@@ -651,21 +653,22 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 			if (op == SCRY_OP_MSTORE) {
 				if (in->c)
 					a = scry_string_store(&SLOT(a));
-				if (bpf_map_update_elem(&vars, &s->key, &a,
+				if (bpf_map_update_elem(scry_vars(), &s->key, &a,
 							BPF_ANY))
 					scry_stat(SCRY_STAT_VAR_FULL);
 				break;
 			}
-			vp = bpf_map_lookup_elem(&vars, &s->key);
+			vm = scry_vars();	/* one side for the whole add */
+			vp = bpf_map_lookup_elem(vm, &s->key);
 			if (!vp) {
 				b = 0;
-				if (bpf_map_update_elem(&vars, &s->key, &b,
+				if (bpf_map_update_elem(vm, &s->key, &b,
 							BPF_NOEXIST) &&
-				    !bpf_map_lookup_elem(&vars, &s->key)) {
+				    !bpf_map_lookup_elem(vm, &s->key)) {
 					scry_stat(SCRY_STAT_VAR_FULL);
 					break;
 				}
-				vp = bpf_map_lookup_elem(&vars, &s->key);
+				vp = bpf_map_lookup_elem(vm, &s->key);
 				if (!vp)
 					break;
 			}
@@ -677,7 +680,7 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 				goto bad;
 			scry_build_key(s, in->b, sp - p);
 			sp -= p;
-			bpf_map_delete_elem(&vars, &s->key);
+			bpf_map_delete_elem(scry_vars(), &s->key);
 			break;
 		case SCRY_OP_OUT:
 			p = outdefs[in->imm & (SCRY_MAX_OUTS - 1)].nargs;

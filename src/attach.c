@@ -140,7 +140,7 @@ static void size_maps(struct attach *a)
 {
 	const struct plan *p = a->plan;
 	struct scry *s = a->skel;
-	bool aggs = false;
+	bool aggs = false, flips = a->opts->interval_s > 0;
 	int i;
 
 	for (i = 0; i < p->nmaps; i++)
@@ -148,6 +148,11 @@ static void size_maps(struct attach *a)
 	/* maps a plan never touches shrink to one entry */
 	bpf_map__set_max_entries(s->maps.aggs, aggs ? a->opts->max_keys : 1);
 	bpf_map__set_max_entries(s->maps.vars, p->uses_vars ?
+				 a->opts->max_keys : 1);
+	/* the second pair only where --interval flips to it */
+	bpf_map__set_max_entries(s->maps.aggs_alt, aggs && flips ?
+				 a->opts->max_keys : 1);
+	bpf_map__set_max_entries(s->maps.vars_alt, p->uses_vars && flips ?
 				 a->opts->max_keys : 1);
 	bpf_map__set_max_entries(s->maps.events, p->has_events ?
 				 a->opts->buffer_size : 4096);
@@ -241,6 +246,7 @@ static void map_needs(const struct attach *a, struct mapmem *need)
 				 bpf_map__map_flags(m), ncpus);
 		need->total += b;
 		if (m == s->maps.aggs || m == s->maps.vars ||
+		    m == s->maps.aggs_alt || m == s->maps.vars_alt ||
 		    m == s->maps.strings || m == s->maps.inflight)
 			need->by[MAPMEM_KEYS] += b;
 		else if (m == s->maps.stacks)
@@ -537,6 +543,31 @@ void attach_stop(struct attach *a)
 	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
 		log_debug("membarrier: %m: programs running at the stop "
 			  "are not waited for");
+}
+
+struct bpf_map *attach_map(const struct attach *a, bool vars, bool retired)
+{
+	bool alt = (a->skel->bss->side != 0) != retired;
+
+	if (vars)
+		return alt ? a->skel->maps.vars_alt : a->skel->maps.vars;
+	return alt ? a->skel->maps.aggs_alt : a->skel->maps.aggs;
+}
+
+/*
+ * The grace period is the same as attach_stop's, for the same reason:
+ * a probe past its read of `side` may still add to the old map. After
+ * the stop nothing runs, and the store alone does it.
+ */
+void attach_flip(struct attach *a)
+{
+	__atomic_store_n(&a->skel->bss->side, !a->skel->bss->side,
+			 __ATOMIC_SEQ_CST);
+	if (!a->skel->bss->stopped &&
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		log_debug("membarrier: %m: a probe in flight at this "
+			  "--interval tick may add to the snapshot's map "
+			  "while it is read");
 }
 
 /* Does closing the plan's links wait for grace periods (source.h)? */

@@ -450,7 +450,7 @@ static int take_key(struct attach *a, struct syms *s, struct report *r,
 int drain_aggs_each(struct attach *a, bool clear, drain_key_fn fn,
 		    void *ctx)
 {
-	int fd = bpf_map__fd(a->skel->maps.aggs), err = 0, i;
+	int fd = bpf_map__fd(attach_map(a, false, clear)), err = 0, i;
 	struct scry_key *keys = NULL;
 	struct scry_val *vals = NULL;
 	__u32 in = 0, out = 0, n, room = BATCH;
@@ -469,12 +469,8 @@ int drain_aggs_each(struct attach *a, bool clear, drain_key_fn fn,
 		}
 		n = room;
 		/*
-		 * Clearing (--interval) takes the keys out as it reads them,
-		 * under the bucket's lock: a count that lands while the batch
-		 * is being named goes to the next snapshot, not lost between
-		 * a read and a later delete. (One a probe adds after its own
-		 * lookup, to a key the batch has just deleted, is still lost:
-		 * tests/pending/interval_exact.sh.)
+		 * Clearing (--interval) reads the map attach_flip() took the
+		 * probes off, and empties it as it reads.
 		 */
 		if ((clear ? bpf_map_lookup_and_delete_batch :
 			     bpf_map_lookup_batch)(fd, first ? NULL : &in, &out,
@@ -526,7 +522,7 @@ static int take_agg(void *ctx, const struct scry_key *key,
 static int drain_map(struct attach *a, struct syms *s, struct report *r,
 		     bool vars, int only, bool clear, size_t *caps)
 {
-	struct bpf_map *map = vars ? a->skel->maps.vars : a->skel->maps.aggs;
+	struct bpf_map *map = attach_map(a, vars, clear);
 	struct scry_key key, next, *prev = NULL;
 	struct scry_val val;
 	__s64 v = 0;
@@ -637,6 +633,9 @@ int drain_report(struct attach *a, struct syms *s, struct report *r,
 	size_t caps[SCRY_MAX_MAPS] = {};
 	int err;
 
+	/* a snapshot that clears reads maps no probe writes any more */
+	if (clear)
+		attach_flip(a);
 	err = map_reports(a, r, drain_main_map(a));
 	err = err ? : drain_map(a, s, r, false, -1, clear, caps);
 	if (!err && p->uses_vars)
@@ -687,11 +686,12 @@ int drain_reset(struct attach *a, int map, bool zero)
 		.max = -0x7fffffffffffffffLL - 1,
 	};
 	__s64 z = 0;
+	bool var;
 
 	if (map < 0 || map >= p->nmaps)
 		return -EINVAL;
-	m = p->maps[map].kind == PLAN_MAP_VAR ? a->skel->maps.vars :
-	    a->skel->maps.aggs;
+	var = p->maps[map].kind == PLAN_MAP_VAR;
+	m = attach_map(a, var, false);
 	while (!bpf_map__get_next_key(m, prev, &next, sizeof(next))) {
 		key = next;
 		prev = &key;
@@ -699,10 +699,10 @@ int drain_reset(struct attach *a, int map, bool zero)
 			continue;
 		if (zero) {
 			bpf_map__update_elem(m, &key, sizeof(key),
-					     m == a->skel->maps.vars ?
-					     (const void *)&z : (const void *)&zval,
-					     m == a->skel->maps.vars ?
-					     sizeof(z) : sizeof(zval), BPF_EXIST);
+					     var ? (const void *)&z :
+						   (const void *)&zval,
+					     var ? sizeof(z) : sizeof(zval),
+					     BPF_EXIST);
 		} else if (bpf_map__delete_elem(m, &key, sizeof(key), 0)) {
 			return -errno;
 		} else {

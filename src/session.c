@@ -240,7 +240,7 @@ static int pidset_add_key(void *ctx, const struct scry_key *key,
  */
 static int rows_pids(struct attach *a, struct pidset *ps)
 {
-	int fd = bpf_map__fd(a->skel->maps.aggs);
+	int fd = bpf_map__fd(attach_map(a, false, false));
 	struct scry_key key, next, *prev = NULL;
 	int err = drain_aggs_each(a, false, pidset_add_key, ps);
 

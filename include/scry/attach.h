@@ -98,6 +98,19 @@ void attach_on_file(struct attach *a, const struct cmd_file *f);
 void attach_stop(struct attach *a);
 
 /*
+ * The aggregation map (@vars: the variables map) the probes write now,
+ * or with @retired the one attach_flip() took them off.
+ */
+struct bpf_map *attach_map(const struct attach *a, bool vars, bool retired);
+
+/*
+ * Move the probes to the other pair of maps and wait until none is
+ * left writing the old pair, which --interval then reads and empties
+ * with nothing landing in it (bpf/maps.bpf.h: side).
+ */
+void attach_flip(struct attach *a);
+
+/*
  * Detach everything and free the skeleton (NULL-safe). Links whose close
  * waits for the kernel's grace periods (SOURCE_SLOW_DETACH) are closed by
  * a child after scry lets go of them (detach.h): call it once the answer

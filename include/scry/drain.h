@@ -26,9 +26,9 @@ int drain_report(struct attach *a, struct syms *s, struct report *r,
 		 bool clear);
 
 /*
- * Every key of the aggregation map with its value to @fn(@ctx, ...), a
- * batch of keys a system call; deleted as read when @clear (under the
- * bucket's lock: a count landing meanwhile goes to the next read). Stops
+ * Every key of the aggregation map the probes write with its value to
+ * @fn(@ctx, ...), a batch of keys a system call; with @clear, of the one
+ * attach_flip() retired, deleted as read. Stops
  * at @fn's first non-zero return, which it returns; -EOPNOTSUPP before
  * the first key when the kernel has no batch lookup (then walk key by
  * key); else 0 or -errno.

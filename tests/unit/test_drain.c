@@ -112,7 +112,8 @@ static void put_row(struct attach *a, const struct plan *p, __u64 kstack,
 	strncpy(k.comm, comm, sizeof(k.comm) - 1);
 	k.ints[p->maps[0].key_dst[3] & 3] = pid_col;
 	k.map = 0;
-	CHECK_INT(bpf_map__update_elem(a->skel->maps.aggs, &k, sizeof(k), v,
+	CHECK_INT(bpf_map__update_elem(attach_map(a, false, false), &k,
+				       sizeof(k), v,
 				       sizeof(*v), BPF_NOEXIST), 0,
 		  "store a synthetic aggregation row");
 }
@@ -158,6 +159,7 @@ static void test_drain(struct attach *a, const struct plan *p)
 	__u64 kip[4] = { ksym("__traceiter_sched_switch"), ksym("schedule"),
 			 ksym("do_nanosleep") + 0x10, ksym("schedule") + 4 };
 	__u64 trunc_ip[1] = { leaf };
+	struct scry_key k0;
 	struct scry_val v1 = { .count = 3, .sum = 30, .min = 5, .max = 15 };
 	struct scry_val v2 = { .count = 7, .sum = 70, .min = 10, .max = 10 };
 	struct scry_val v3 = { .count = 1, .sum = 1, .min = 1, .max = 1 };
@@ -286,6 +288,23 @@ static void test_drain(struct attach *a, const struct plan *p)
 	CHECK_INT(drain_report(a, s, &r, false), 0, "drain after clear: returns 0");
 	CHECK_INT(r.nrows, 0, "drain after clear: no row left");
 	report_clear(&r);
+	/*
+	 * The clearing drain moved the probes to the other map before
+	 * reading: what they add now lands there, and the map it read is
+	 * empty (tests/root/interval_exact.sh has the race itself).
+	 */
+	CHECK(attach_map(a, false, false) == a->skel->maps.aggs_alt &&
+	      attach_map(a, false, true) == a->skel->maps.aggs,
+	      "drain clear: the probes write the other map now");
+	CHECK(bpf_map__get_next_key(a->skel->maps.aggs, NULL, &k0,
+				    sizeof(k0)) != 0,
+	      "drain clear: the map it read is empty");
+	put_row(a, p, 0, 0, "after", 1, &v1);
+	memset(&r, 0, sizeof(r));
+	CHECK_INT(drain_report(a, s, &r, false), 0, "drain after flip: returns 0");
+	CHECK(r.nrows == 1 && row_of(&r, "after"),
+	      "drain after flip: reads the map the probes write");
+	report_clear(&r);
 out:
 	free(per_cpu);
 	syms_free(s);
@@ -294,7 +313,7 @@ out:
 int main(void)
 {
 	struct scry_opts o = { .max_keys = 64, .max_stacks = 32,
-			       .max_unwind_rows = 4096 };
+			       .max_unwind_rows = 4096, .interval_s = 1 };
 	struct expr_error err;
 	struct attach a = {};
 	struct plan p;
@@ -322,6 +341,8 @@ int main(void)
 	}
 	CHECK_INT(bpf_map__max_entries(a.skel->maps.aggs), 64,
 		  "attach: aggregation map sized by --max-keys");
+	CHECK_INT(bpf_map__max_entries(a.skel->maps.aggs_alt), 64,
+		  "attach: --interval's second aggregation map sized alike");
 	CHECK_INT(bpf_map__max_entries(a.skel->maps.stacks), 32,
 		  "attach: stack store sized by --max-stacks");
 	test_drain(&a, &p);

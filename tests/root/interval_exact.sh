@@ -1,23 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
-# PENDING (not in make test): fails on main, about one run in two, until
-# --interval's clearing loses no count; run by hand
-#   tests/run --only build tests/pending/interval_exact.sh
-# Move it to tests/root/ once it passes reliably (several runs, under load).
-#
-# The bug: each snapshot takes the keys out with lookup_and_delete_batch
-# (drain_aggs_each), so a count that lands while the batch is read goes
-# to the next snapshot, but a probe that has already looked its key up
-# (scry_aggregate in bpf/prog.bpf.h: lookup, then atomic add) adds to the
-# element after the batch has deleted it: that count is gone, with no
-# loss counter. Seen on 67b90a5, malloc_wl rate 2000000 under
-# --interval 0.1 (37 to 47 snapshots), six runs: 2000000, 1999999,
-# 1999999, 1999997, 1999996, 2000000. (Reading with lookup_batch and
-# deleting after, as before the batch delete, lost 206 to 631 a run:
-# this test tells the two apart, and fails on both.) A fix needs the
-# probes off a map before it is read: two aggregation maps, the probes'
-# choice flipped by the frontend and the old one read once the kernel
-# has waited for the probes in flight (a map-in-map update waits for
-# them: maybe_wait_bpf_programs).
+# --interval loses no count: each snapshot reads a map the probes were
+# moved off (attach_flip: they write the other one of a pair, and one RCU
+# grace period later none is left adding to the old one), so a count
+# lands in exactly one snapshot. Deleting keys under running probes lost
+# what a probe added between its lookup and its add (scry_aggregate in
+# bpf/prog.bpf.h), with no loss counter: on 67b90a5 six runs summed to
+# 2000000, 1999999, 1999999, 1999997, 1999996, 2000000 (reading with
+# lookup_batch and deleting after lost 206 to 631 a run). interval.sh's
+# 10 ms naps could not show it: at that rate nothing lands during a read.
 #
 # The truth: malloc_wl rate N makes exactly N malloc(16) calls from
 # hot_loop (cmd.sh: one row of exactly N); across the snapshots of an
