@@ -152,10 +152,12 @@ for b in 33554:33554432:m 16777:16777216:m24; do
 	check_eq "--min-block $us: exactly the periods an unfiltered run saw at >= $ns ns ($want_in of $((want_in + want_out)))" \
 		"$(count "$TMP/$f.out" '' $ns)" "$want_in 0" "$TMP/$f.out"
 done
-# (compared with what the unfiltered scry saw, and that with M below)
-check_eq "--min-block 33554: the 50 ms sleeps stay, the 10 ms ones are gone" \
+# (compared with what the unfiltered scry saw, and that with M below).
+# A 10 ms sleep stays only if it blocked past the bound (a loaded
+# machine can wake it 30 ms late): then the unfiltered run saw it there.
+check_eq "--min-block 33554: the 50 ms sleeps stay, the 10 ms ones are gone (but those the unfiltered run saw blocked past the bound)" \
 	"$(count "$TMP/m.out" "^$SLEEP_K.*sleep_long" 0) $(count "$TMP/m.out" "^$SLEEP_K.*sleep_short" 0)" \
-	"$(count "$TMP/all.out" "^$SLEEP_K.*sleep_long" 0) 0 0"
+	"$(count "$TMP/all.out" "^$SLEEP_K.*sleep_long" 0) $(count "$TMP/all.out" "^$SLEEP_K.*sleep_short" 33554432 | cut -d' ' -f1) 0"
 check_eq "--min-block: the unfiltered scry saw the $M 50 ms sleeps" \
 	"$(count "$TMP/all.out" "^$SLEEP_K.*sleep_long" 33554432 | cut -d' ' -f1)" $M
 # three programs on sched_switch: the tracepoint calls them through
