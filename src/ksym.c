@@ -158,6 +158,23 @@ static void save_cache(const struct ksym_table *k, const char *boot_id)
 			 last - first, k->etext);
 }
 
+/*
+ * kptr_restrict 2 hides kernel addresses from root too: then the live
+ * file decides (all zeros, EPERM), not a cache written before it was set.
+ */
+static bool addresses_shown(void)
+{
+	char c = '0';
+	FILE *f = fopen("/proc/sys/kernel/kptr_restrict", "re");
+
+	if (f) {
+		if (fread(&c, 1, 1, f) != 1)
+			c = '0';
+		fclose(f);
+	}
+	return c < '2';
+}
+
 struct ksym_table *ksym_load(void)
 {
 	struct ksym_table *k = calloc(1, sizeof(*k));
@@ -167,7 +184,8 @@ struct ksym_table *ksym_load(void)
 	 * only root reads or writes it; others read the live file, where
 	 * kptr_restrict decides.
 	 */
-	bool cached = !geteuid() && !ksym_cache_boot_id(boot_id);
+	bool cached = !geteuid() && addresses_shown() &&
+		      !ksym_cache_boot_id(boot_id);
 	int err = -ENOMEM;
 
 	if (!k || mod_index(k, "vmlinux", 7) < 0)
