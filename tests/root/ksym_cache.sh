@@ -98,16 +98,20 @@ check "warm: there are sleep rows" [ -n "$(sleeps "$TMP/warm.out")" ]
 if command -v strace >/dev/null; then
 	check_eq "warm: /proc/kallsyms not read" "$(reads_kallsyms warm2)" 0 "$TMP/warm2.strace"
 	exact warm2
-	cp "$FILE" "$TMP/good"
-	# a corrupt cache (one byte of the names changed): not used, replaced
-	size=$(stat -c %s "$FILE")
-	printf 'X' | dd of="$FILE" bs=1 seek=$((size - 2)) conv=notrunc status=none
-	check_eq "corrupt: /proc/kallsyms read instead" "$(reads_kallsyms corrupt)" 1 "$TMP/corrupt.strace"
-	exact corrupt
-	check "corrupt: the cache rewritten whole" cmp -s "$FILE" "$TMP/good"
 else
 	skip "warm: /proc/kallsyms not read" "no strace: apt-get install strace"
 fi
+# a corrupt cache (one byte of the names changed): not used, replaced
+# (whether kallsyms was read is not asked: another root scry may mend
+# the file first; test_ksym_cache checks the refusal)
+cp "$FILE" "$TMP/good"
+size=$(stat -c %s "$FILE")
+[ "$(tail -c 2 "$FILE" | head -c 1)" = X ] && byte=Y || byte=X
+printf '%s' "$byte" | dd of="$FILE" bs=1 seek=$((size - 2)) conv=notrunc status=none
+check_eq "corrupt: the file changed" "$(cmp -s "$FILE" "$TMP/good"; echo $?)" 1
+run corrupt
+exact corrupt
+check "corrupt: the cache rewritten whole" cmp -s "$FILE" "$TMP/good"
 
 # 3. a symlink in the file's place: not followed, replaced by the cache
 echo keep >"$TMP/victim"
