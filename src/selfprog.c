@@ -36,6 +36,9 @@ static int add_prog(struct selfprog *sp, int fd)
 	n = info.nr_jited_ksyms;
 	if (!n || n > MAX_FUNCS || info.nr_jited_func_lens != n)
 		return 0;
+	/* zeroed: the kernel fills them, which valgrind cannot see */
+	memset(addrs, 0, n * sizeof(*addrs));
+	memset(lens, 0, n * sizeof(*lens));
 	memset(&info, 0, sizeof(info));
 	info.nr_jited_ksyms = n;
 	info.jited_ksyms = (__u64)(unsigned long)addrs;
