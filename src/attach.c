@@ -19,6 +19,7 @@
 #include <scry/detach.h>
 #include <scry/log.h>
 #include <scry/mapmem.h>
+#include <scry/selfprog.h>
 #include <scry/session.h>
 #include <scry/source.h>
 #include "scry.skel.h"
@@ -597,6 +598,8 @@ void attach_close(struct attach *a)
 	free(a->links);
 	a->links = NULL;
 	a->links_cap = 0;
+	selfprog_free(a->self);
+	a->self = NULL;
 	scry__destroy(a->skel);
 	a->skel = NULL;
 	detach_go(go);

@@ -18,6 +18,7 @@
 #include <scry/obj.h>
 #include <scry/plan.h>
 #include <scry/report.h>
+#include <scry/selfprog.h>
 #include <scry/session.h>
 #include <scry/sym.h>
 #include "scry.skel.h"
@@ -81,13 +82,28 @@ static int read_stack(struct attach *a, __u64 id, struct scry_stack *st)
 	return 0;
 }
 
-static int resolve_kernel(struct syms *s, const struct scry_stack *st,
-			  struct report_stack *out)
+/*
+ * Is @addr in one of scry's own programs? Then it is the program that
+ * took the stack: a BPF frame, trimmed unnamed. Naming it would read
+ * all of /proc/kallsyms, the core kernel's symbols being cached
+ * (ksym_cache.h) and BPF programs not.
+ */
+static bool own_prog(struct attach *a, __u64 addr)
+{
+	if (!a->self && a->skel)
+		a->self = selfprog_new(a->skel->obj);
+	return selfprog_has(a->self, addr);
+}
+
+static int resolve_kernel(struct attach *a, struct syms *s,
+			  const struct scry_stack *st, struct report_stack *out)
 {
 	struct report_frame fr;
 	__u32 i;
 
 	for (i = 0; i < st->nr; i++) {
+		if (out->nr == 0 && own_prog(a, st->ip[i]))
+			continue;
 		memset(&fr, 0, sizeof(fr));
 		if (syms_kernel(s, st->ip[i], &fr) < 0)
 			fr.addr = st->ip[i];
@@ -169,7 +185,7 @@ static int fill_stack(struct attach *a, struct syms *s, __u64 id, int pid,
 	out->frames = scratch;
 	out->truncated = st.flags & SCRY_STACK_TRUNCATED;
 	if (kernel)
-		err = resolve_kernel(s, &st, out);
+		err = resolve_kernel(a, s, &st, out);
 	else
 		err = resolve_user(s, pid, &st, out);
 	if (!err && out->nr) {

@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <scry/array.h>
 #include <scry/ksym.h>
+#include <scry/ksym_cache.h>
 #include <scry/stop.h>
 #include <scry/symtab.h>
 
@@ -18,6 +20,10 @@ struct ksym_table {
 	struct symtab t;	/* mod: index into mods */
 	char **mods;		/* mods[0] is "vmlinux" */
 	size_t nmods, cap;
+	struct ksym_cache *cache;	/* the core kernel's text, or NULL */
+	bool live;		/* t holds all of /proc/kallsyms */
+	__u64 stext, etext;	/* the core kernel's text, 0 if not seen */
+	int live_err;		/* its sticky load error */
 };
 
 static int mod_index(struct ksym_table *k, const char *name, size_t len)
@@ -86,26 +92,26 @@ static int parse_line(struct ksym_table *k, char *line, bool *nonzero)
 	}
 	if (addr)
 		*nonzero = true;
+	/* kept here: symtab_finish may keep another name at their address */
+	if (!mi && nlen == 6 && !memcmp(name, "_stext", 6))
+		k->stext = addr;
+	if (!mi && nlen == 6 && !memcmp(name, "_etext", 6))
+		k->etext = addr;
 	return symtab_add(&k->t, addr, 0, name, nlen, rank, mi);
 }
 
-struct ksym_table *ksym_load(void)
+/* Read all of /proc/kallsyms into @k->t. 0 or -errno. */
+static int load_live(struct ksym_table *k)
 {
-	struct ksym_table *k = calloc(1, sizeof(*k));
 	bool nonzero = false;
 	char *line = NULL;
 	size_t cap = 0, n = 0;
-	FILE *f = NULL;
-	int err = -ENOMEM;
+	FILE *f;
+	int err = 0;
 
-	if (!k || mod_index(k, "vmlinux", 7) < 0)
-		goto out;
 	f = fopen("/proc/kallsyms", "re");
-	if (!f) {
-		err = -errno;
-		goto out;
-	}
-	err = 0;
+	if (!f)
+		return -errno;
 	while (!err && getline(&line, &cap, f) > 0) {
 		if (!(++n % LINES_PER_STOP_CHECK) && stop_requested())
 			err = -EINTR;
@@ -115,16 +121,89 @@ struct ksym_table *ksym_load(void)
 	/* kptr_restrict shows every address as 0 to the unprivileged. */
 	if (!err && !nonzero)
 		err = -EPERM;
-out:
 	free(line);
-	if (f)
+	fclose(f);
+	if (err) {
+		/* nothing half-read stays: a later try starts clean */
+		symtab_clear(&k->t);
+		while (k->nmods > 1)
+			free(k->mods[--k->nmods]);
+		return err;
+	}
+	symtab_finish(&k->t);
+	k->live = true;
+	return 0;
+}
+
+/*
+ * Keep the core kernel's text, _stext up to _etext, for the rest of
+ * the boot. Only if nothing else (a module, a BPF program, a
+ * trampoline) lies in that range: then a cached answer is exactly the
+ * live table's. Failing to write costs the next run the live read
+ * again, nothing else.
+ */
+static void save_cache(const struct ksym_table *k, const char *boot_id)
+{
+	const struct symtab_sym *lo = symtab_floor(&k->t, k->stext);
+	size_t first, last;
+
+	if (!k->stext || k->etext <= k->stext || !lo || lo->addr != k->stext)
+		return;
+	first = lo - k->t.v;
+	for (last = first; last < k->t.n && k->t.v[last].addr < k->etext;
+	     last++)
+		if (k->t.v[last].mod)
+			return;
+	ksym_cache_write(KSYM_CACHE_DIR, boot_id, &k->t, first,
+			 last - first, k->etext);
+}
+
+/*
+ * kptr_restrict 2 hides kernel addresses from root too: then the live
+ * file decides (all zeros, EPERM), not a cache written before it was set.
+ */
+static bool addresses_shown(void)
+{
+	char c = '0';
+	FILE *f = fopen("/proc/sys/kernel/kptr_restrict", "re");
+
+	if (f) {
+		if (fread(&c, 1, 1, f) != 1)
+			c = '0';
 		fclose(f);
+	}
+	return c < '2';
+}
+
+struct ksym_table *ksym_load(void)
+{
+	struct ksym_table *k = calloc(1, sizeof(*k));
+	char boot_id[KSYM_BOOT_ID_LEN + 1];
+	/*
+	 * The cache holds what only root may read (kallsyms addresses):
+	 * only root reads or writes it; others read the live file, where
+	 * kptr_restrict decides.
+	 */
+	bool cached = !geteuid() && addresses_shown() &&
+		      !ksym_cache_boot_id(boot_id);
+	int err = -ENOMEM;
+
+	if (!k || mod_index(k, "vmlinux", 7) < 0)
+		goto out;
+	if (cached) {
+		k->cache = ksym_cache_open(KSYM_CACHE_DIR, boot_id);
+		if (k->cache)
+			return k;	/* the rest of kallsyms when asked */
+	}
+	err = load_live(k);
+	if (!err && cached)
+		save_cache(k, boot_id);
+out:
 	if (err) {
 		ksym_free(k);
 		errno = -err;
 		return NULL;
 	}
-	symtab_finish(&k->t);
 	return k;
 }
 
@@ -138,14 +217,30 @@ void ksym_free(struct ksym_table *k)
 		free(k->mods[i]);
 	free(k->mods);
 	symtab_clear(&k->t);
+	ksym_cache_free(k->cache);
 	free(k);
 }
 
-int ksym_find(const struct ksym_table *k, __u64 addr, const char **name,
+int ksym_find(struct ksym_table *k, __u64 addr, const char **name,
 	      const char **module, __u64 *off)
 {
-	const struct symtab_sym *y = symtab_floor(&k->t, addr);
+	const struct symtab_sym *y;
 
+	if (k->cache && !ksym_cache_find(k->cache, addr, name, off)) {
+		*module = k->mods[0];
+		return 0;
+	}
+	/* A module's or BPF program's address: those move, read live. */
+	if (!k->live && !k->live_err) {
+		k->live_err = load_live(k);
+		if (k->live_err == -EINTR) {
+			k->live_err = 0;	/* asked to stop: not sticky */
+			return -EINTR;
+		}
+	}
+	if (k->live_err)
+		return k->live_err;
+	y = symtab_floor(&k->t, addr);
 	if (!y)
 		return -ENOENT;
 	*name = symtab_name(&k->t, y);

@@ -150,6 +150,7 @@ int syms_kernel(struct syms *s, __u64 addr, struct report_frame *out)
 {
 	const char *name, *module;
 	__u64 off;
+	int ret;
 
 	if (!s || !out)
 		return -EINVAL;
@@ -166,8 +167,9 @@ int syms_kernel(struct syms *s, __u64 addr, struct report_frame *out)
 	}
 	if (!s->k)
 		return s->k_err ? s->k_err : -ENOENT;
-	if (ksym_find(s->k, addr, &name, &module, &off))
-		return 1;
+	ret = ksym_find(s->k, addr, &name, &module, &off);
+	if (ret)
+		return ret == -ENOENT ? 1 : ret;
 	out->module = intern(module);
 	out->sym = intern(name);
 	if (!out->module || !out->sym) {

@@ -17,6 +17,7 @@ struct cmd_file;
 struct bpf_link;
 struct bpf_program;
 struct scry_opts;
+struct selfprog;
 
 struct attach {
 	struct scry *skel;
@@ -35,6 +36,7 @@ struct attach {
 	struct obj_cache *objs;		/* the file cache, shared with symbols */
 	bool holds;			/* -c's execs and mmaps are held (cmd.h) */
 	void *priv;			/* the source's own (source.h: close) */
+	struct selfprog *self;		/* its programs' JIT code (drain) */
 };
 
 /*
