@@ -418,6 +418,29 @@ static struct report *map_report(struct report *r, int mi)
 	return mi >= 0 && (size_t)mi < r->nmaps ? r->maps[mi] : NULL;
 }
 
+/*
+ * Does @key name user code of its pid? Not with an empty or lost user
+ * stack: a kernel thread's or a sample taken in the kernel, whose
+ * process the engine may never have announced (nor told its exit of);
+ * looking for it in /proc cost a stat() and an open per such row.
+ */
+static bool names_user(const struct plan_map *m, const struct scry_key *key,
+		       bool vars)
+{
+	int i;
+
+	if (!m->has_pid || !key->pid)
+		return false;
+	if (vars)
+		return true;	/* the value may be a user address */
+	for (i = 0; i < m->nkeys; i++)
+		if (m->key_dst[i] == SCRY_KC_PID ||
+		    (m->key_dst[i] == SCRY_KC_USTACK && key->ustack &&
+		     key->ustack != SCRY_STACK_LOST))
+			return true;
+	return false;
+}
+
 /* One key of `aggs` or `vars` (@vars, its value @v) with value @val, a row. */
 static int take_key(struct attach *a, struct syms *s, struct report *r,
 		    bool vars, const struct scry_key *key,
@@ -434,7 +457,7 @@ static int take_key(struct attach *a, struct syms *s, struct report *r,
 	if (!row)
 		return -ENOMEM;
 	/* a pid whose notice was lost: try now, it may still live */
-	if (p->maps[key->map].has_pid && key->pid)
+	if (names_user(&p->maps[key->map], key, vars))
 		syms_add_pid(s, key->pid);
 	row->val.count = val->count;
 	row->val.sum = val->sum;
@@ -535,8 +558,8 @@ static int take_agg(void *ctx, const struct scry_key *key,
  * Every key of `aggs` (when @vars is false) or of `vars`, of map @only
  * (all when -1), into its map's report; deleted as read when @clear.
  */
-static int drain_map(struct attach *a, struct syms *s, struct report *r,
-		     bool vars, int only, bool clear, size_t *caps)
+static int drain_keys(struct attach *a, struct syms *s, struct report *r,
+		      bool vars, int only, bool clear, size_t *caps)
 {
 	struct bpf_map *map = attach_map(a, vars, clear);
 	struct scry_key key, next, *prev = NULL;
@@ -576,6 +599,18 @@ static int drain_map(struct attach *a, struct syms *s, struct report *r,
 			prev = NULL;	/* start over: the walk lost its place */
 	}
 	return 0;
+}
+
+/* drain_keys as one pass of the symbolizer (syms_drain_begin says why) */
+static int drain_map(struct attach *a, struct syms *s, struct report *r,
+		     bool vars, int only, bool clear, size_t *caps)
+{
+	int err;
+
+	syms_drain_begin(s);
+	err = drain_keys(a, s, r, vars, only, clear, caps);
+	syms_drain_end(s);
+	return err;
 }
 
 /*

@@ -59,6 +59,13 @@ struct sproc {
 	bool gone;		/* implicit add failed: do not retry */
 	double exited;		/* when its exit was told (syms_exited), or 0 */
 	/*
+	 * Notices were lost since the exit was told: the pid may now be a
+	 * new process's that was never announced. Looked at once, by the
+	 * next add (syms_notices_lost).
+	 */
+	bool recheck;
+	unsigned int looked;	/* the drain pass that last asked /proc */
+	/*
 	 * Announced by the engine (syms_notice_pid): its execs and code
 	 * mmaps are told, so nothing is asked of /proc to find them, and
 	 * @gen is the address space its mappings were read for.
@@ -66,6 +73,7 @@ struct sproc {
 	bool told;
 	__u32 gen;
 	bool exe_known;		/* exe_dev/ino read (not for told ones) */
+	bool no_exe;		/* not told, and no exe when read */
 	dev_t exe_dev;		/* what /proc/PID/exe was at the last read */
 	ino_t exe_ino;
 	struct addrspace *as;
@@ -88,6 +96,13 @@ struct syms {
 	 */
 	int jit_watch;
 	bool jit_tried;
+	/*
+	 * A drain (syms_drain_begin) names thousands of rows and frames of
+	 * a few hundred processes: each live one is looked at in /proc (its
+	 * exe, its perf map) once a pass, not once a row or a missed frame.
+	 */
+	unsigned int pass;
+	bool draining;
 };
 
 /* ---- frames ---------------------------------------------------------- */
@@ -414,6 +429,20 @@ static bool jit_changed(const struct sproc *p)
 	       j->mtime.tv_nsec != st.st_mtim.tv_nsec;
 }
 
+/*
+ * True the first time @p is asked about in this drain pass (or always,
+ * outside a drain): whether to look at its /proc and perf map now.
+ */
+static bool first_look(const struct syms *s, struct sproc *p)
+{
+	if (!s->draining)
+		return true;
+	if (p->looked == s->pass)
+		return false;
+	p->looked = s->pass;
+	return true;
+}
+
 static bool pid_alive(int pid)
 {
 	return !kill(pid, 0) || errno == EPERM;
@@ -443,7 +472,7 @@ static int jit_frame(struct syms *s, struct sproc *p, __u64 addr,
 	int err;
 
 	lf.sym = p->jit.map ? jitmap_lookup(p->jit.map, addr, &start) : NULL;
-	if (!lf.sym) {
+	if (!lf.sym && first_look(s, p)) {
 		jit_refresh(p);
 		lf.sym = p->jit.map ? jitmap_lookup(p->jit.map, addr, &start) :
 			 NULL;
@@ -495,8 +524,13 @@ static bool exec_since(const struct sproc *p)
 	dev_t dev;
 	ino_t ino;
 
-	if (p->told)
-		return false;	/* the engine tells its execs */
+	/*
+	 * The engine tells its execs. No exe when it was read: a kernel
+	 * thread (it never execs) or a process already exiting; asked again
+	 * for every row of a kernel thread, it was a stat() each.
+	 */
+	if (p->told || p->no_exe)
+		return false;
 	return exe_id(p->pid, &dev, &ino) &&
 	       (!p->exe_known || dev != p->exe_dev || ino != p->exe_ino);
 }
@@ -513,6 +547,7 @@ static int sproc_read(struct syms *s, struct sproc *p)
 
 	p->exe_known = !p->told &&
 		       exe_id(p->pid, &p->exe_dev, &p->exe_ino);
+	p->no_exe = !p->told && !p->exe_known;
 	err = addrspace_read(p->as, s->objs, p->pid);
 	if (err)
 		return err;
@@ -599,6 +634,17 @@ void syms_poll_jit(struct syms *s)
 	}
 }
 
+/* An entry for @pid, in the empty *pp, that says /proc has nothing of it. */
+static struct sproc *put_gone(struct sproc **pp, int pid)
+{
+	struct sproc *p = proc_new(pid);
+
+	if (p)
+		p->gone = true;
+	*pp = p;
+	return p;
+}
+
 /*
  * A new entry for @pid, read from /proc, in *pp's place: the entry there
  * (a negative one left by a failed implicit add, or a gone process's)
@@ -626,27 +672,85 @@ static int proc_put_new(struct syms *s, struct sproc **pp, int pid,
 	return 0;
 }
 
+/*
+ * Notices were lost after @pp's process exited (or was found gone): its
+ * pid may be a new process's, never announced. One look at /proc.
+ */
+static int add_recheck(struct syms *s, struct sproc **pp)
+{
+	struct sproc *p = *pp;
+
+	p->recheck = false;
+	if (p->gone)	/* a failure leaves the old entry as it was */
+		return proc_put_new(s, pp, p->pid, false);
+	if (!exec_since(p))
+		return 0;	/* the same binary: the old snapshot stands */
+	p->exited = 0;
+	return sproc_read(s, p);
+}
+
 int syms_add_pid(struct syms *s, int pid)
 {
 	struct sproc **pp;
+	int err;
 
 	if (!s || pid <= 0)
 		return -EINVAL;
 	pp = proc_slot(s, pid);
+	if (!*pp) {
+		/*
+		 * A failure is remembered (a gone entry), so a dead pid or a
+		 * kernel thread costs one /proc lookup, not one per row or
+		 * frame; a notice or a refresh replaces the entry.
+		 */
+		err = proc_put_new(s, pp, pid, false);
+		if (err)
+			put_gone(pp, pid);
+		return err;
+	}
+	/*
+	 * The kernel said it exited, or its /proc was gone when looked at
+	 * (a failed add, its entry kept so): nothing of it is asked of /proc
+	 * again. The drain adds the pid of every row, and on a busy host
+	 * most rows are of processes long gone: asking cost a stat() or
+	 * more per row. A reused pid is announced by its own notice
+	 * (syms_notice_pid), or, when notices were lost, looked at once.
+	 */
+	if ((*pp)->recheck)
+		return add_recheck(s, pp);
+	if ((*pp)->exited || (*pp)->gone)
+		return (*pp)->gone ? -ESRCH : 0;
+	if (!first_look(s, *pp))
+		return 0;
 	/*
 	 * Known and alive: read again only after an exec we were not told
 	 * of; else only its perf map may have grown since (a JIT writes it
 	 * after mapping the code), and the process may be gone by the time
 	 * its frames are resolved, so read that now.
 	 */
-	if (*pp && !(*pp)->gone) {
-		(*pp)->exited = 0;	/* told of again: a reused pid */
-		if (exec_since(*pp))
-			sproc_read(s, *pp);	/* gone meanwhile: keep it */
+	if (exec_since(*pp))
+		sproc_read(s, *pp);	/* gone meanwhile: keep it */
+	/* with the inotify watch, a write is told (syms_poll_jit) */
+	if (s->jit_watch < 0)
 		jit_refresh(*pp);
-		return 0;
-	}
-	return proc_put_new(s, pp, pid, false);
+	return 0;
+}
+
+void syms_drain_begin(struct syms *s)
+{
+	if (!s)
+		return;
+	/* perf maps written since the last poll: read before naming */
+	if (s->jit_tried)
+		syms_poll_jit(s);
+	s->pass++;
+	s->draining = true;
+}
+
+void syms_drain_end(struct syms *s)
+{
+	if (s)
+		s->draining = false;
 }
 
 void syms_notices_lost(struct syms *s)
@@ -655,8 +759,10 @@ void syms_notices_lost(struct syms *s)
 	size_t i;
 
 	for (i = 0; s && i < PID_BUCKETS; i++)
-		for (p = s->procs[i]; p; p = p->next)
+		for (p = s->procs[i]; p; p = p->next) {
 			p->told = false;	/* exec_since asks /proc */
+			p->recheck = p->exited || p->gone;
+		}
 }
 
 int syms_notice_pid(struct syms *s, int pid, __u32 gen, bool changed)
@@ -696,8 +802,10 @@ int syms_refresh_pid(struct syms *s, int pid)
 	if (!s || pid <= 0)
 		return -EINVAL;
 	pp = proc_slot(s, pid);
-	if (!*pp || (*pp)->gone)
+	if (!*pp)
 		return syms_add_pid(s, pid);
+	if ((*pp)->gone)	/* asked for: read again, whatever it was */
+		return proc_put_new(s, pp, pid, false);
 	/* if the process is gone, the old mappings stay */
 	(*pp)->exited = 0;
 	return sproc_read(s, *pp);
@@ -775,11 +883,20 @@ void syms_forget_pid(struct syms *s, int pid)
 
 void syms_exited(struct syms *s, int pid)
 {
+	struct sproc **pp, *p;
 	struct timespec ts;
-	struct sproc *p;
 
-	if (!s || pid <= 0 || !(p = *proc_slot(s, pid)))
+	if (!s || pid <= 0)
 		return;
+	pp = proc_slot(s, pid);
+	/*
+	 * Not known (its /proc was gone when its first notice was read):
+	 * a gone entry, so no later lookup of its rows asks /proc for it.
+	 * It is evicted like any exited process.
+	 */
+	if (!*pp && !put_gone(pp, pid))
+		return;
+	p = *pp;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	p->exited = ts.tv_sec + ts.tv_nsec / 1e9;
 }
@@ -816,21 +933,14 @@ size_t syms_evict_exited(struct syms *s, double now, double min_age,
 
 /*
  * The snapshot of @pid; a pid never added is snapshotted now, best
- * effort. A failure is remembered so a dead pid costs one /proc lookup,
- * not one per frame; syms_add_pid() replaces the entry.
+ * effort (syms_add_pid keeps a failure as a gone entry). NULL: no memory.
  */
 static struct sproc *proc_get(struct syms *s, int pid)
 {
 	struct sproc **pp = proc_slot(s, pid);
 
-	if (!*pp && syms_add_pid(s, pid)) {
-		struct sproc *p = proc_new(pid);
-
-		if (!p)
-			return NULL;
-		p->gone = true;
-		*pp = p;
-	}
+	if (!*pp)
+		syms_add_pid(s, pid);
 	return *pp;
 }
 

@@ -36,8 +36,10 @@ struct obj_cache *syms_objs(struct syms *s);
  * Snapshot the mappings of @pid now (and keep the mapped files open, so
  * they resolve after the process exits or the file is replaced). Calling
  * it again for a known pid reads them again only if the process has
- * exec'ed another binary since (/proc/PID/exe changed). Returns 0 or
- * -errno (-ESRCH when the process is gone).
+ * exec'ed another binary since (/proc/PID/exe changed); a pid whose
+ * exit was told (syms_exited) is not looked for in /proc at all, unless
+ * notices were lost. Returns 0 or -errno (-ESRCH when the process is
+ * gone).
  */
 int syms_add_pid(struct syms *s, int pid);
 
@@ -89,13 +91,22 @@ const struct addrspace *syms_addrspace(struct syms *s, int pid);
  */
 void syms_poll_jit(struct syms *s);
 
+/*
+ * A drain names every row between these two: meanwhile each live process
+ * is looked at in /proc (exe, perf map) at most once, however many rows
+ * and frames it has. Pending perf-map changes are read first.
+ */
+void syms_drain_begin(struct syms *s);
+void syms_drain_end(struct syms *s);
+
 /* Forget a pid's mappings, so the next add re-reads them. */
 void syms_forget_pid(struct syms *s, int pid);
 
 /*
  * @pid has exited: its perf map is no longer polled (it can only be read
  * while the process lives), and its mappings may be evicted once nothing
- * needs them. Adding or refreshing the pid again (a reused pid) undoes it.
+ * needs them; a pid not known yet gets an entry that says so. A notice
+ * or a refresh of the pid (a reused pid) undoes it.
  */
 void syms_exited(struct syms *s, int pid);
 

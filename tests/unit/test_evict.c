@@ -2,8 +2,10 @@
 /*
  * Exited processes in the symbolizer (issue 14): their mappings are
  * evicted only when told they exited, old enough, and not kept by the
- * caller (a row refers to them); a pid told of again is live once more.
+ * caller (a row refers to them); a pid told of again is live once more,
+ * and adding an exited pid asks nothing of /proc.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,14 +53,22 @@ int main(void)
 	CHECK_INT((int)syms_evict_exited(s, now_s() + 10, 5, keep_all, NULL),
 		  0, "a process the caller keeps (a row holds it) is kept");
 	CHECK(syms_addrspace(s, me) != NULL, "kept: its mappings are there");
-	CHECK_INT(syms_add_pid(s, me), 0, "told of again (a reused pid)");
+	/* the drain adds every row's pid: an exited one stays exited */
+	CHECK_INT(syms_add_pid(s, me), 0, "exited: add is answered as known");
+	CHECK_INT(syms_notice_pid(s, me, 0, false), 0,
+		  "told of again (a reused pid): read");
 	CHECK_INT((int)syms_evict_exited(s, now_s() + 10, 0, keep_none, NULL),
 		  0, "told of again: live, not evicted");
 	syms_exited(s, me);
 	CHECK_INT((int)syms_evict_exited(s, now_s() + 10, 5, keep_none, NULL),
 		  1, "exited, old enough, no row: evicted");
 	CHECK(syms_addrspace(s, me) == NULL, "evicted: no mappings left");
-	syms_exited(s, 1 << 30);	/* never added: nothing to mark */
+	/* never read (gone before its notice): known as gone from now on */
+	syms_exited(s, 1 << 30);
+	CHECK_INT(syms_add_pid(s, 1 << 30), -ESRCH,
+		  "exited, never read: -ESRCH without asking /proc");
+	CHECK_INT((int)syms_evict_exited(s, now_s() + 10, 0, keep_none, NULL),
+		  1, "exited, never read: evicted like the others");
 	syms_exited(NULL, me);
 	CHECK_INT((int)syms_evict_exited(NULL, 0, 0, keep_none, NULL), 0,
 		  "NULL syms: nothing");
