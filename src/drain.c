@@ -431,15 +431,52 @@ static int take_key(struct attach *a, struct syms *s, struct report *r,
 }
 
 /*
+ * The last drain's first pass over key @k: each user address of its
+ * stack named once into syms' memo (syms_memo_begin), DWARF loaded as
+ * it needs, so that the DWARF can be let go of before the rows and their
+ * frames are built (drain_report). What take_key() does for the same
+ * key, minus the row: the pid added as it adds it, the same addresses.
+ */
+static void warm_key(struct attach *a, struct syms *s,
+		     const struct scry_key *k)
+{
+	const struct plan_map *m;
+	struct report_frame fr[8];
+	struct scry_stack st;
+	__u32 i;
+	int c, n;
+
+	if ((int)k->map >= a->plan->nmaps)
+		return;
+	m = &a->plan->maps[k->map];
+	if (m->has_pid && k->pid)
+		syms_add_pid(s, k->pid);
+	for (c = 0; c < m->nkeys; c++)
+		if (m->key_dst[c] == SCRY_KC_USTACK)
+			break;
+	if (c == m->nkeys || !k->ustack || k->ustack == SCRY_STACK_LOST ||
+	    read_stack(a, k->ustack, &st))
+		return;
+	for (i = 0; i < st.nr; i++) {
+		memset(fr, 0, sizeof(fr));
+		n = syms_user(s, k->pid, i ? st.ip[i] - 1 : st.ip[i], fr, 8);
+		while (n-- > 0)
+			syms_frame_clear(&fr[n]);
+	}
+}
+
+/*
  * Every key of `aggs` with its value, BATCH at a time
  * (bpf_map_lookup_batch: two system calls per key become one per
  * batch). -EOPNOTSUPP before the first key when the kernel cannot: the
  * caller walks key by key instead. A bucket larger than the batch
- * (ENOSPC) is read again with more room.
+ * (ENOSPC) is read again with more room. With @warm, the keys only
+ * go through warm_key().
  */
 #define BATCH	256
 static int drain_aggs_batch(struct attach *a, struct syms *s,
-			    struct report *r, bool clear, size_t *caps)
+			    struct report *r, bool clear, bool warm,
+			    size_t *caps)
 {
 	int fd = bpf_map__fd(a->skel->maps.aggs), err = 0, i;
 	struct scry_key *keys = NULL;
@@ -484,8 +521,11 @@ static int drain_aggs_batch(struct attach *a, struct syms *s,
 		first = false;
 		in = out;
 		for (i = 0; !err && i < (int)n && i < (int)room; i++) {
-			err = take_key(a, s, r, false, &keys[i], &vals[i], 0,
-				       caps);
+			if (warm)
+				warm_key(a, s, &keys[i]);
+			else
+				err = take_key(a, s, r, false, &keys[i],
+					       &vals[i], 0, caps);
 		}
 	}
 	free(keys);
@@ -507,7 +547,7 @@ static int drain_map(struct attach *a, struct syms *s, struct report *r,
 	int err;
 
 	if (!vars && only < 0) {
-		err = drain_aggs_batch(a, s, r, clear, caps);
+		err = drain_aggs_batch(a, s, r, clear, false, caps);
 		if (err != -EOPNOTSUPP)
 			return err;
 	}
@@ -610,6 +650,18 @@ int drain_report(struct attach *a, struct syms *s, struct report *r,
 	int err;
 
 	err = map_reports(a, r, drain_main_map(a));
+	err = err ? : syms_memo_begin(s);
+	/*
+	 * The last drain names every stack's addresses first, then lets go
+	 * of the DWARF (a debug file's sections unpacked: 10 MiB for
+	 * libc's) before the rows and their frames are built, so the two
+	 * are never held at once. Only an optimization: keys that the first
+	 * pass missed are named as they come (DWARF read again if needed).
+	 */
+	if (!err && !clear) {
+		drain_aggs_batch(a, s, r, false, true, caps);
+		obj_cache_drop_dwarf(syms_objs(s));
+	}
 	err = err ? : drain_map(a, s, r, false, -1, clear, caps);
 	if (!err && p->uses_vars)
 		err = drain_map(a, s, r, true, -1, clear, caps);
@@ -620,6 +672,7 @@ int drain_report(struct attach *a, struct syms *s, struct report *r,
 	 */
 	if (!clear)
 		obj_cache_drop_dwarf(syms_objs(s));
+	syms_memo_end(s);
 	merge_aggs(a, r);
 	return err ? : drain_stats(a, r);
 }
