@@ -451,17 +451,27 @@ static void warm_key(struct attach *a, struct syms *s,
 	m = &a->plan->maps[k->map];
 	if (m->has_pid && k->pid)
 		syms_add_pid(s, k->pid);
-	for (c = 0; c < m->nkeys; c++)
-		if (m->key_dst[c] == SCRY_KC_USTACK)
-			break;
-	if (c == m->nkeys || !k->ustack || k->ustack == SCRY_STACK_LOST ||
-	    read_stack(a, k->ustack, &st))
-		return;
-	for (i = 0; i < st.nr; i++) {
-		memset(fr, 0, sizeof(fr));
-		n = syms_user(s, k->pid, i ? st.ip[i] - 1 : st.ip[i], fr, 8);
-		while (n-- > 0)
-			syms_frame_clear(&fr[n]);
+	for (c = 0; c < m->nkeys && k->pid > 0; c++) {
+		__u8 dst = m->key_dst[c];
+
+		/* usym(): a column named as drain_format_value() does */
+		if (dst < SCRY_KC_STR0 && m->keys[c].kind != PLAN_V_STR &&
+		    m->keys[c].fmt == PLAN_F_USYM) {
+			memset(fr, 0, sizeof(fr));
+			n = syms_user(s, k->pid, k->ints[dst & 3], fr, 8);
+			while (n-- > 0)
+				syms_frame_clear(&fr[n]);
+		}
+		if (dst != SCRY_KC_USTACK || !k->ustack ||
+		    k->ustack == SCRY_STACK_LOST || read_stack(a, k->ustack, &st))
+			continue;
+		for (i = 0; i < st.nr; i++) {
+			memset(fr, 0, sizeof(fr));
+			n = syms_user(s, k->pid, i ? st.ip[i] - 1 : st.ip[i],
+				      fr, 8);
+			while (n-- > 0)
+				syms_frame_clear(&fr[n]);
+		}
 	}
 }
 
@@ -536,9 +546,10 @@ static int drain_aggs_batch(struct attach *a, struct syms *s,
 /*
  * Every key of `aggs` (when @vars is false) or of `vars`, of map @only
  * (all when -1), into its map's report; deleted as read when @clear.
+ * With @warm, the keys only go through warm_key().
  */
 static int drain_map(struct attach *a, struct syms *s, struct report *r,
-		     bool vars, int only, bool clear, size_t *caps)
+		     bool vars, int only, bool clear, bool warm, size_t *caps)
 {
 	struct bpf_map *map = vars ? a->skel->maps.vars : a->skel->maps.aggs;
 	struct scry_key key, next, *prev = NULL;
@@ -547,7 +558,7 @@ static int drain_map(struct attach *a, struct syms *s, struct report *r,
 	int err;
 
 	if (!vars && only < 0) {
-		err = drain_aggs_batch(a, s, r, clear, false, caps);
+		err = drain_aggs_batch(a, s, r, clear, warm, caps);
 		if (err != -EOPNOTSUPP)
 			return err;
 	}
@@ -558,6 +569,10 @@ static int drain_map(struct attach *a, struct syms *s, struct report *r,
 			continue;
 		if (!map_report(r, key.map))
 			continue;
+		if (warm) {
+			warm_key(a, s, &key);
+			continue;
+		}
 		memset(&val, 0, sizeof(val));
 		if (vars) {
 			if (bpf_map__lookup_elem(map, &key, sizeof(key), &v,
@@ -659,12 +674,14 @@ int drain_report(struct attach *a, struct syms *s, struct report *r,
 	 * pass missed are named as they come (DWARF read again if needed).
 	 */
 	if (!err && !clear) {
-		drain_aggs_batch(a, s, r, false, true, caps);
+		drain_map(a, s, r, false, -1, false, true, caps);
+		if (p->uses_vars)
+			drain_map(a, s, r, true, -1, false, true, caps);
 		obj_cache_drop_dwarf(syms_objs(s));
 	}
-	err = err ? : drain_map(a, s, r, false, -1, clear, caps);
+	err = err ? : drain_map(a, s, r, false, -1, clear, false, caps);
 	if (!err && p->uses_vars)
-		err = drain_map(a, s, r, true, -1, clear, caps);
+		err = drain_map(a, s, r, true, -1, clear, false, caps);
 	/*
 	 * The whole (last) drain is named: printing it needs no DWARF, and
 	 * the unpacked sections would add to its peak. Interval snapshots
@@ -690,7 +707,7 @@ int drain_one(struct attach *a, struct syms *s, int map, struct report *r)
 	if (err)
 		return err;
 	err = drain_map(a, s, r, p->maps[map].kind == PLAN_MAP_VAR, map,
-			false, caps);
+			false, false, caps);
 	/* only this map: the others were never filled */
 	keep = r->maps[map];
 	r->nmaps = 0;
