@@ -665,15 +665,15 @@ int drain_report(struct attach *a, struct syms *s, struct report *r,
 	int err;
 
 	err = map_reports(a, r, drain_main_map(a));
-	err = err ? : syms_memo_begin(s);
 	/*
 	 * The last drain names every stack's addresses first, then lets go
 	 * of the DWARF (a debug file's sections unpacked: 10 MiB for
 	 * libc's) before the rows and their frames are built, so the two
 	 * are never held at once. Only an optimization: keys that the first
-	 * pass missed are named as they come (DWARF read again if needed).
+	 * pass missed are named as they come (DWARF read again if needed),
+	 * and without the memo (no memory) every address is, as before.
 	 */
-	if (!err && !clear) {
+	if (!err && !syms_memo_begin(s) && !clear) {
 		drain_map(a, s, r, false, -1, false, true, caps);
 		if (p->uses_vars)
 			drain_map(a, s, r, true, -1, false, true, caps);

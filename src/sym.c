@@ -921,14 +921,16 @@ int syms_user(struct syms *s, int pid, __u64 addr,
 			.max = max,
 		};
 
-		err = framememo_get(s->memo, &k, out);
+		struct framememo *memo = m->module ? s->memo : NULL;
+
+		err = framememo_get(memo, &k, out);
 		if (err)
 			return err;
 		err = file_frames(s, m->module, m->obj, addr, vaddr, out, max);
 		err = err < 0 ? err : frames_map(s, m, out, err);
 		/* not remembered (no memory): asked again next time */
-		if (err > 0 && s->memo)
-			framememo_put(s->memo, &k, out, err);
+		if (err > 0 && memo)
+			framememo_put(memo, &k, out, err);
 		return err;
 	}
 	/* anonymous, or a file that is not ELF (a JIT's memfd) */
