@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/membarrier.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -276,6 +277,24 @@ static int check_memory(struct attach *a)
 	return -ENOMEM;
 }
 
+/*
+ * The engine's object file, compiled into scry's read-only data (1.5
+ * MiB), is read only to open and load it: once loaded, its pages are let
+ * go of. They are clean pages of scry's own file, read again if anything
+ * touches them; the page cache keeps them for the next run.
+ */
+static void engine_bytes_release(void)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+	size_t size = 0;
+	const void *bytes = scry__elf_bytes(&size);
+
+	lo = ((uintptr_t)bytes + page - 1) & ~(page - 1);
+	hi = ((uintptr_t)bytes + size) & ~(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 static int open_and_load(struct attach *a)
 {
 	const struct plan *p = a->plan;
@@ -317,6 +336,8 @@ static int open_and_load(struct attach *a)
 	if (err)
 		return err;
 	err = scry__load(a->skel);
+	if (!err)
+		engine_bytes_release();
 	/* maps are created first, and nothing else in a load takes as much */
 	if (err == -ENOMEM) {
 		mapmem_enomem(&a->need);

@@ -479,6 +479,51 @@ static int take_key(struct attach *a, struct syms *s, struct report *r,
 }
 
 /*
+ * The last drain's first pass over key @k: each user address of its
+ * stack named once into syms' memo (syms_memo_begin), DWARF loaded as
+ * it needs, so that the DWARF can be let go of before the rows and their
+ * frames are built (drain_report). What take_key() does for the same
+ * key, minus the row: the pid added as it adds it, the same addresses.
+ */
+static void warm_key(struct attach *a, struct syms *s,
+		     const struct scry_key *k, bool vars)
+{
+	const struct plan_map *m;
+	struct report_frame fr[8];
+	struct scry_stack st;
+	__u32 i;
+	int c, n;
+
+	if ((int)k->map >= a->plan->nmaps)
+		return;
+	m = &a->plan->maps[k->map];
+	if (names_user(m, k, vars))
+		syms_add_pid(s, k->pid);
+	for (c = 0; c < m->nkeys && k->pid > 0; c++) {
+		__u8 dst = m->key_dst[c];
+
+		/* usym(): a column named as drain_format_value() does */
+		if (dst < SCRY_KC_STR0 && m->keys[c].kind != PLAN_V_STR &&
+		    m->keys[c].fmt == PLAN_F_USYM) {
+			memset(fr, 0, sizeof(fr));
+			n = syms_user(s, k->pid, k->ints[dst & 3], fr, 8);
+			while (n-- > 0)
+				syms_frame_clear(&fr[n]);
+		}
+		if (dst != SCRY_KC_USTACK || !k->ustack ||
+		    k->ustack == SCRY_STACK_LOST || read_stack(a, k->ustack, &st))
+			continue;
+		for (i = 0; i < st.nr; i++) {
+			memset(fr, 0, sizeof(fr));
+			n = syms_user(s, k->pid, i ? st.ip[i] - 1 : st.ip[i],
+				      fr, 8);
+			while (n-- > 0)
+				syms_frame_clear(&fr[n]);
+		}
+	}
+}
+
+/*
  * Every key of `aggs` with its value, BATCH at a time
  * (bpf_map_lookup_batch: two system calls per key become one per
  * batch). -EOPNOTSUPP before the first key when the kernel cannot: the
@@ -544,6 +589,7 @@ struct take_ctx {
 	struct syms *s;
 	struct report *r;
 	size_t *caps;
+	bool warm;
 };
 
 static int take_agg(void *ctx, const struct scry_key *key,
@@ -551,15 +597,20 @@ static int take_agg(void *ctx, const struct scry_key *key,
 {
 	struct take_ctx *t = ctx;
 
+	if (t->warm) {
+		warm_key(t->a, t->s, key, false);
+		return 0;
+	}
 	return take_key(t->a, t->s, t->r, false, key, val, 0, t->caps);
 }
 
 /*
  * Every key of `aggs` (when @vars is false) or of `vars`, of map @only
  * (all when -1), into its map's report; deleted as read when @clear.
+ * With @warm, the keys only go through warm_key().
  */
 static int drain_keys(struct attach *a, struct syms *s, struct report *r,
-		      bool vars, int only, bool clear, size_t *caps)
+		      bool vars, int only, bool clear, bool warm, size_t *caps)
 {
 	struct bpf_map *map = attach_map(a, vars, clear);
 	struct scry_key key, next, *prev = NULL;
@@ -568,7 +619,7 @@ static int drain_keys(struct attach *a, struct syms *s, struct report *r,
 	int err;
 
 	if (!vars && only < 0) {
-		struct take_ctx t = { a, s, r, caps };
+		struct take_ctx t = { a, s, r, caps, warm };
 
 		err = drain_aggs_each(a, clear, take_agg, &t);
 		if (err != -EOPNOTSUPP)
@@ -581,6 +632,10 @@ static int drain_keys(struct attach *a, struct syms *s, struct report *r,
 			continue;
 		if (!map_report(r, key.map))
 			continue;
+		if (warm) {
+			warm_key(a, s, &key, vars);
+			continue;
+		}
 		memset(&val, 0, sizeof(val));
 		if (vars) {
 			if (bpf_map__lookup_elem(map, &key, sizeof(key), &v,
@@ -603,12 +658,12 @@ static int drain_keys(struct attach *a, struct syms *s, struct report *r,
 
 /* drain_keys as one pass of the symbolizer (syms_drain_begin says why) */
 static int drain_map(struct attach *a, struct syms *s, struct report *r,
-		     bool vars, int only, bool clear, size_t *caps)
+		     bool vars, int only, bool clear, bool warm, size_t *caps)
 {
 	int err;
 
 	syms_drain_begin(s);
-	err = drain_keys(a, s, r, vars, only, clear, caps);
+	err = drain_keys(a, s, r, vars, only, clear, warm, caps);
 	syms_drain_end(s);
 	return err;
 }
@@ -688,9 +743,23 @@ int drain_report(struct attach *a, struct syms *s, struct report *r,
 	if (clear)
 		attach_flip(a);
 	err = map_reports(a, r, drain_main_map(a));
-	err = err ? : drain_map(a, s, r, false, -1, clear, caps);
+	/*
+	 * The last drain names every stack's addresses first, then lets go
+	 * of the DWARF (a debug file's sections unpacked: 10 MiB for
+	 * libc's) before the rows and their frames are built, so the two
+	 * are never held at once. Only an optimization: keys that the first
+	 * pass missed are named as they come (DWARF read again if needed),
+	 * and without the memo (no memory) every address is, as before.
+	 */
+	if (!err && !syms_memo_begin(s) && !clear) {
+		drain_map(a, s, r, false, -1, false, true, caps);
+		if (p->uses_vars)
+			drain_map(a, s, r, true, -1, false, true, caps);
+		obj_cache_drop_dwarf(syms_objs(s));
+	}
+	err = err ? : drain_map(a, s, r, false, -1, clear, false, caps);
 	if (!err && p->uses_vars)
-		err = drain_map(a, s, r, true, -1, clear, caps);
+		err = drain_map(a, s, r, true, -1, clear, false, caps);
 	/*
 	 * The whole (last) drain is named: printing it needs no DWARF, and
 	 * the unpacked sections would add to its peak. Interval snapshots
@@ -698,6 +767,7 @@ int drain_report(struct attach *a, struct syms *s, struct report *r,
 	 */
 	if (!clear)
 		obj_cache_drop_dwarf(syms_objs(s));
+	syms_memo_end(s);
 	merge_aggs(a, r);
 	return err ? : drain_stats(a, r);
 }
@@ -715,7 +785,7 @@ int drain_one(struct attach *a, struct syms *s, int map, struct report *r)
 	if (err)
 		return err;
 	err = drain_map(a, s, r, p->maps[map].kind == PLAN_MAP_VAR, map,
-			false, caps);
+			false, false, caps);
 	/* only this map: the others were never filled */
 	keep = r->maps[map];
 	r->nmaps = 0;

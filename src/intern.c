@@ -103,6 +103,13 @@ char *intern_take(char *s)
 	return i;
 }
 
+char *intern_ref(char *s)
+{
+	if (s)
+		entry_of(s)->refs++;
+	return s;
+}
+
 void intern_put(char *s)
 {
 	struct istr *e, **pp;

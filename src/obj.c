@@ -616,6 +616,12 @@ struct dwinfo *obj_dwinfo(struct obj *o)
 	if (!o->dw && errno == EINTR)
 		return NULL;		/* asked to stop: try another time */
 	o->dw_tried = true;
+	/*
+	 * libdw has unpacked a debug file's compressed sections (libc6-dbg's
+	 * are): the 4 MiB read to do it are not needed again.
+	 */
+	if (o->dw && o->dbg)
+		elf_file_pageout(o->dbg);
 	return o->dw;
 }
 

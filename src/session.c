@@ -824,6 +824,15 @@ static int snapshot(struct session *s, const struct plan *p, double *t0,
 	handle_notices(s, now_s() + 0.5, clear, !clear);
 	if (notices_lost(s))
 		syms_notices_lost(s->syms);
+	/*
+	 * The last snapshot has read its events and notices: nothing reads
+	 * the rings again, and their mappings (2 MiB resident: the notices'
+	 * pages are mapped twice) would add to the drain's peak.
+	 */
+	if (!clear) {
+		ring_buffer__free(s->rb);
+		s->rb = NULL;
+	}
 	fill_header(s, p, &r, now - *t0);
 	clock_gettime(CLOCK_REALTIME, &wall);
 	r.time_ns = wall.tv_sec * 1000000000LL + wall.tv_nsec;

@@ -24,6 +24,7 @@
 #include <scry/addrspace.h>
 #include <scry/demangle.h>
 #include <scry/dwinfo.h>
+#include <scry/framememo.h>
 #include <scry/fsafe.h>
 #include <scry/intern.h>
 #include <scry/jitmap.h>
@@ -103,6 +104,7 @@ struct syms {
 	 */
 	unsigned int pass;
 	bool draining;
+	struct framememo *memo;	/* between syms_memo_begin() and _end() */
 };
 
 /* ---- frames ---------------------------------------------------------- */
@@ -157,6 +159,32 @@ void syms_frame_clear(struct report_frame *fr)
 	fr->file = NULL;
 	fr->map = NULL;
 	fr->line = 0;
+}
+
+int syms_frame_copy(struct report_frame *dst, const struct report_frame *src)
+{
+	struct report_mapping *m = NULL;
+
+	if (src->map) {
+		m = calloc(1, sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		*m = *src->map;
+		m->file = src->map->file ? strdup(src->map->file) : NULL;
+		m->build_id = src->map->build_id ?
+			      strdup(src->map->build_id) : NULL;
+		if ((src->map->file && !m->file) ||
+		    (src->map->build_id && !m->build_id)) {
+			report_mapping_free(m);
+			return -ENOMEM;
+		}
+	}
+	*dst = *src;
+	dst->map = m;
+	intern_ref(dst->module);
+	intern_ref(dst->sym);
+	intern_ref(dst->file);
+	return 0;
 }
 
 /* ---- kernel ---------------------------------------------------------- */
@@ -999,8 +1027,23 @@ int syms_user(struct syms *s, int pid, __u64 addr,
 	m = addrspace_find(p->as, addr);
 	off = m ? addr - m->start + m->pgoff : 0;
 	if (m && m->obj && !obj_vaddr(m->obj, off, &vaddr)) {
+		struct framememo_key k = {
+			.obj = m->obj, .addr = addr, .start = m->start,
+			.end = m->end, .pgoff = m->pgoff, .module = m->module,
+			.max = max,
+		};
+
+		struct framememo *memo = m->module ? s->memo : NULL;
+
+		err = framememo_get(memo, &k, out);
+		if (err)
+			return err;
 		err = file_frames(s, m->module, m->obj, addr, vaddr, out, max);
-		return err < 0 ? err : frames_map(s, m, out, err);
+		err = err < 0 ? err : frames_map(s, m, out, err);
+		/* not remembered (no memory): asked again next time */
+		if (err > 0 && memo)
+			framememo_put(memo, &k, out, err);
+		return err;
 	}
 	/* anonymous, or a file that is not ELF (a JIT's memfd) */
 	err = jit_frame(s, p, addr, out);
@@ -1041,6 +1084,22 @@ void syms_set_flags(struct syms *s, unsigned flags)
 		s->flags = flags;
 }
 
+int syms_memo_begin(struct syms *s)
+{
+	if (!s || s->memo)
+		return 0;
+	s->memo = framememo_new();
+	return s->memo ? 0 : -ENOMEM;
+}
+
+void syms_memo_end(struct syms *s)
+{
+	if (!s)
+		return;
+	framememo_free(s->memo);
+	s->memo = NULL;
+}
+
 struct obj_cache *syms_objs(struct syms *s)
 {
 	return s ? s->objs : NULL;
@@ -1061,6 +1120,7 @@ void syms_free(struct syms *s)
 	}
 	if (s->jit_watch >= 0)
 		close(s->jit_watch);
+	framememo_free(s->memo);
 	obj_cache_free(s->objs);
 	ksym_free(s->k);
 	demangle_free(s->dem);

@@ -14,6 +14,9 @@ char *intern(const char *s);
 /* The same for a malloc'd @s, which is consumed (freed) either way. */
 char *intern_take(char *s);
 
+/* Another reference to the intern()ed @s; NULL stays NULL. */
+char *intern_ref(char *s);
+
 /* Drop a reference from intern(); NULL is ignored. The last frees it. */
 void intern_put(char *s);
 

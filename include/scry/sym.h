@@ -137,4 +137,18 @@ bool syms_is_bpf_frame(const struct report_frame *fr);
 
 void syms_frame_clear(struct report_frame *fr);
 
+/* @dst becomes a copy of @src (its own references and mapping); 0 or -ENOMEM. */
+int syms_frame_copy(struct report_frame *dst, const struct report_frame *src);
+
+/*
+ * Until syms_memo_end(), syms_user() answers each distinct file address
+ * once and remembers it (framememo.h): a drain's repeated return
+ * addresses are named once, and the answers outlive
+ * obj_cache_drop_dwarf(). Only for a span in which the processes' code
+ * mappings are what they were when an address was first named (one
+ * drain). 0 or -ENOMEM.
+ */
+int syms_memo_begin(struct syms *s);
+void syms_memo_end(struct syms *s);
+
 #endif /* SCRY_SYM_H */
