@@ -202,24 +202,6 @@ int attach_want(struct attach *a, const char *name, int clause)
 	return 0;
 }
 
-/*
- * tp_btf needs the tracepoint's btf_trace_* type in vmlinux BTF. Parsing
- * it costs milliseconds, and libbpf parses it again at load: asked of its
- * names alone where plan_env can (plan_env.c).
- */
-bool attach_has_tp_btf(struct attach *a, const char *tp)
-{
-	const struct plan_env *env = a->plan->env;
-	struct btf *btf;
-	char name[128];
-
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	if (env->btf_has_name)
-		return env->btf_has_name(name);
-	btf = env->btf ? env->btf() : NULL;
-	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) >= 0;
-}
-
 /* Kernel memory the sized maps take, by the option that sizes them. */
 static void map_needs(const struct attach *a, struct mapmem *need)
 {

@@ -60,9 +60,6 @@ int attach_prog(struct attach *a, struct bpf_program *prog);
 struct bpf_program *attach_clause_prog(struct attach *a, const char *name,
 				       int clause);
 
-/* Does tracepoint @tp have a tp_btf type? (vmlinux BTF, read once) */
-bool attach_has_tp_btf(struct attach *a, const char *tp);
-
 /* Load adapter @name's program for @clause. Returns 0 or -ENOENT. */
 int attach_want(struct attach *a, const char *name, int clause);
 
