@@ -16,6 +16,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <scry/attach.h>
+#include <scry/corebtf.h>
 #include <scry/detach.h>
 #include <scry/log.h>
 #include <scry/mapmem.h>
@@ -251,13 +252,39 @@ static int check_memory(struct attach *a)
 	return -ENOMEM;
 }
 
-static int open_and_load(struct attach *a)
+/*
+ * The target BTF for CO-RE: the cached cut of vmlinux BTF (corebtf.c),
+ * with @cut; all of vmlinux BTF, libbpf's default, without.
+ */
+static struct scry *open_engine(struct attach *a, bool cut)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo);
+	const void *obj;
+	size_t objsz;
+	char path[40];
+	int fd = -1;
+
+	obj = scry__elf_bytes(&objsz);
+	if (cut)
+		fd = corebtf_open(COREBTF_DIR, obj, objsz, a->plan->env->btf);
+	if (fd >= 0) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		oo.btf_custom_path = path;
+	}
+	a->corebtf = fd >= 0;
+	/* libbpf copies the path and opens it at load: the fd is kept till
+	 * then (open_and_load) */
+	a->corebtf_fd = fd;
+	return scry__open_opts(&oo);
+}
+
+static int load_engine(struct attach *a, bool cut)
 {
 	const struct plan *p = a->plan;
 	struct bpf_program *prog;
 	int err, i;
 
-	a->skel = scry__open();
+	a->skel = open_engine(a, cut);
 	if (!a->skel) {
 		err = -errno;
 		log_err("cannot open the BPF engine: %s", strerror(-err));
@@ -300,11 +327,39 @@ static int open_and_load(struct attach *a)
 	return err;
 }
 
+static int open_and_load(struct attach *a, bool cut)
+{
+	int err = load_engine(a, cut);
+
+	if (a->corebtf_fd >= 0)
+		close(a->corebtf_fd);
+	a->corebtf_fd = -1;
+	return err;
+}
+
 int attach_load(struct attach *a)
 {
 	int err, i;
 
-	err = open_and_load(a);
+	err = open_and_load(a, true);
+	/*
+	 * A cut that does not load (a file that parses but does not fit)
+	 * must not cost the run: the load again with all of vmlinux BTF, and
+	 * the next run cuts anew. Too much memory or no permission is no
+	 * matter of BTF.
+	 */
+	if (err && a->corebtf && err != -ENOMEM && err != -EPERM) {
+		size_t objsz;
+		const void *obj = scry__elf_bytes(&objsz);
+
+		log_debug("loading with the cached CO-RE target BTF: %s: "
+			  "again with all of vmlinux BTF", strerror(-err));
+		corebtf_drop(COREBTF_DIR, obj, objsz);
+		scry__destroy(a->skel);
+		a->skel = NULL;
+		a->need = (struct mapmem){};
+		err = open_and_load(a, false);
+	}
 	if (err) {
 		/* the maps' ENOMEM was said, with the option to lower */
 		if (err == -ENOMEM && a->need.total)

@@ -32,6 +32,8 @@ struct attach {
 	bool follow_forks;		/* children of targets become targets (-c) */
 	bool usage_error;		/* failed on what the user wrote (exit 2) */
 	struct mapmem need;		/* kernel memory the sized maps take */
+	bool corebtf;			/* CO-RE against corebtf.c's cut */
+	int corebtf_fd;			/* that cut, open until the load */
 	struct obj_cache *objs;		/* the file cache, shared with symbols */
 	bool holds;			/* -c's execs and mmaps are held (cmd.h) */
 	void *priv;			/* the source's own (source.h: close) */
