@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
+#include <sys/mman.h>	/* memfd_create */
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <bpf/btf.h>
@@ -353,23 +353,35 @@ static int cache_dir(const char *dir)
 	return fd;
 }
 
-/* Does @fd hold a BTF libbpf can parse, within the bound? */
+/*
+ * Does @fd hold a BTF libbpf can parse, within the bound? Read, not
+ * mapped: a file cut short under a mapping would be a SIGBUS.
+ */
 static bool usable(int fd, const struct stat *st)
 {
+	size_t len = st->st_size, got = 0;
 	struct btf *b;
-	void *p;
-	bool ok;
+	char *p;
+	ssize_t n;
+	bool ok = false;
 
 	if (!S_ISREG(st->st_mode) || !root_only(st) || st->st_size <= 0 ||
 	    st->st_size > COREBTF_MAX)
 		return false;
-	p = mmap(NULL, st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED)
+	p = malloc(len);
+	if (!p)
 		return false;
-	b = btf__new(p, st->st_size);
+	while (got < len) {
+		n = pread(fd, p + got, len - got, got);
+		if (n <= 0)
+			goto out;
+		got += n;
+	}
+	b = btf__new(p, len);
 	ok = !libbpf_get_error(b) && btf__type_cnt(b) > 1;
 	btf__free(b);
-	munmap(p, st->st_size);
+out:
+	free(p);
 	return ok;
 }
 
