@@ -18,6 +18,7 @@
 #include <scry/attach.h>
 #include <scry/corebtf.h>
 #include <scry/detach.h>
+#include <scry/kernel.h>
 #include <scry/log.h>
 #include <scry/mapmem.h>
 #include <scry/session.h>
@@ -253,6 +254,56 @@ static int check_memory(struct attach *a)
 }
 
 /*
+ * Programs that run in a task with interrupts on: uprobes, USDT, syscall
+ * entry and exit, exec, fork and exit, BEGIN and END (BPF_PROG_TEST_RUN).
+ */
+static const char *const task_progs[] = {
+	"uprobe_", "uretprobe_", "usdt_", "sys_enter_", "sys_exit_",
+	"special_", "task_exit", "follow_fork", "on_exec", "on_mmap_exit",
+};
+
+static bool in_task(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(task_progs) / sizeof(task_progs[0]); i++)
+		if (!strncmp(name, task_progs[i], strlen(task_progs[i])))
+			return true;
+	return false;
+}
+
+/*
+ * Preallocating the aggregation, stack and string stores (every entry of
+ * --max-keys and --max-stacks, zeroed and charged at creation) was the
+ * largest part of a warm start after the verifier: ~17 ms of malloc's,
+ * ~5 ms of a syscall count's. Where every program the plan loads runs in
+ * a task with interrupts on, and the kernel allocates hash elements from
+ * bpf_mem_alloc (6.1+: before, kmalloc, unsafe in a program that may
+ * interrupt it), they are allocated as keys arrive. Only these stores: an
+ * event inserts at most its new keys, an existing key is found and never
+ * replaced; inflight, inserted and deleted at every event, stays
+ * preallocated. check_memory() counted them full: a --max-keys the
+ * machine cannot hold is refused as before.
+ */
+static void alloc_on_demand(struct attach *a)
+{
+	struct bpf_map *maps[] = { a->skel->maps.aggs, a->skel->maps.stacks,
+				   a->skel->maps.strings };
+	struct bpf_program *prog;
+	size_t i;
+
+	bpf_object__for_each_program(prog, a->skel->obj)
+		if (bpf_program__autoload(prog) &&
+		    !in_task(bpf_program__name(prog)))
+			return;
+	if (!kernel_htab_mem_alloc())
+		return;
+	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+		bpf_map__set_map_flags(maps[i], bpf_map__map_flags(maps[i]) |
+				       BPF_F_NO_PREALLOC);
+}
+
+/*
  * The target BTF for CO-RE: the cached cut of vmlinux BTF (corebtf.c),
  * with @cut; all of vmlinux BTF, libbpf's default, without.
  */
@@ -318,6 +369,7 @@ static int load_engine(struct attach *a, bool cut)
 	err = check_memory(a);
 	if (err)
 		return err;
+	alloc_on_demand(a);
 	err = scry__load(a->skel);
 	/* maps are created first, and nothing else in a load takes as much */
 	if (err == -ENOMEM) {
