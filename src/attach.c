@@ -281,14 +281,16 @@ static bool in_task(const char *name)
  * bpf_mem_alloc (6.1+: before, kmalloc, unsafe in a program that may
  * interrupt it), they are allocated as keys arrive. Only these stores: an
  * event inserts at most its new keys, an existing key is found and never
- * replaced; inflight, inserted and deleted at every event, stays
- * preallocated. check_memory() counted them full: a --max-keys the
- * machine cannot hold is refused as before.
+ * replaced; and the per-process maps (targets, gens, seen), which change
+ * at a fork, an exec or an exit. inflight, inserted and deleted at every
+ * event, stays preallocated. check_memory() counted them full: a
+ * --max-keys the machine cannot hold is refused as before.
  */
 static void alloc_on_demand(struct attach *a)
 {
 	struct bpf_map *maps[] = { a->skel->maps.aggs, a->skel->maps.stacks,
-				   a->skel->maps.strings };
+				   a->skel->maps.strings, a->skel->maps.targets,
+				   a->skel->maps.gens, a->skel->maps.seen };
 	struct bpf_program *prog;
 	size_t i;
 
