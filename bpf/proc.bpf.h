@@ -166,7 +166,8 @@ __u32 scry_announce(__u32 pid)
 	return gen;
 }
 
-SEC("tp_btf/sched_process_fork")
+/* raw_tp, not tp_btf, as sched_switch (scry.bpf.c): CO-RE reads only */
+SEC("raw_tp/sched_process_fork")
 int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
@@ -305,7 +306,8 @@ static __always_inline int scry_on_exec(struct task_struct *p,
 		scry_current_file_path((__u64)exe, &n->file[0].path);
 	}
 	if (base) {
-		scry_vma_find(p, base, &v);
+		/* a raw_tp argument is no typed pointer: @p is current */
+		scry_vma_find(bpf_get_current_task_btf(), base, &v);
 		if (v.kind == SCRY_VMA_FILE) {
 			scry_notice_vma(&v, &n->file[1]);
 			n->file[1].start = base;
@@ -316,14 +318,15 @@ submit:
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exec")
+/* raw_tp, not tp_btf, as sched_switch (scry.bpf.c) */
+SEC("raw_tp/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
 	return scry_on_exec(p, bprm, false);
 }
 
-SEC("tp_btf/sched_process_exec")
+SEC("raw_tp/sched_process_exec")
 int BPF_PROG(on_exec_files, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {

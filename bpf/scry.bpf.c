@@ -265,7 +265,8 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	if (traced && !(state & TASK_DEAD)) {
 		scry_event_init(&s->ev, c);
 		s->ev.state = scry_task_state(preempt, state);
-		scry_uregs_of(prev, &ur);
+		/* a raw_tp argument is no typed pointer: prev is current */
+		scry_uregs_of(bpf_get_current_task_btf(), &ur);
 		scry_begin(ctx, s, &ur, c);
 	}
 	tid = BPF_CORE_READ(next, pid);
@@ -281,15 +282,17 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	return 0;
 }
 
+/*
+ * raw_tp, not tp_btf: a tp_btf program makes libbpf load and parse all
+ * of vmlinux BTF (5 MiB, ~10 ms) for its attach type id, on every run,
+ * even when nothing else needs it. The arguments are the same u64
+ * slots; every read of them goes through CO-RE, and the one helper that
+ * wants a typed task gets current, which prev is. Every kernel with
+ * bpf_loop has raw_tp and this tracepoint.
+ */
 #define OFFCPU(c)							\
-SEC("tp_btf/sched_switch")						\
-int BPF_PROG(offcpu_##c, bool preempt, struct task_struct *prev,	\
-	     struct task_struct *next)					\
-{									\
-	return on_switch(ctx, preempt, prev, next, c);			\
-}									\
 SEC("raw_tp/sched_switch")						\
-int BPF_PROG(offcpu_raw_##c, bool preempt, struct task_struct *prev,	\
+int BPF_PROG(offcpu_##c, bool preempt, struct task_struct *prev,	\
 	     struct task_struct *next)					\
 {									\
 	return on_switch(ctx, preempt, prev, next, c);			\
@@ -332,9 +335,7 @@ static __always_inline int on_exit(void *ctx, struct task_struct *p)
 }
 
 /*
- * raw_tp, not tp_btf: choosing tp_btf would have scry parse vmlinux BTF
- * (~10 ms) to see whether the kernel has its type, for every program with
- * an end; raw_tp works on every kernel and on_exit reads through CO-RE.
+ * raw_tp, not tp_btf, as sched_switch: on_exit reads through CO-RE.
  */
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(task_exit, struct task_struct *p)

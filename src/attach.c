@@ -17,7 +17,9 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <scry/attach.h>
+#include <scry/corebtf.h>
 #include <scry/detach.h>
+#include <scry/kernel.h>
 #include <scry/log.h>
 #include <scry/mapmem.h>
 #include <scry/selfprog.h>
@@ -209,24 +211,6 @@ int attach_want(struct attach *a, const char *name, int clause)
 	return 0;
 }
 
-/*
- * tp_btf needs the tracepoint's btf_trace_* type in vmlinux BTF. Parsing
- * it costs milliseconds, and libbpf parses it again at load: asked of its
- * names alone where plan_env can (plan_env.c).
- */
-bool attach_has_tp_btf(struct attach *a, const char *tp)
-{
-	const struct plan_env *env = a->plan->env;
-	struct btf *btf;
-	char name[128];
-
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	if (env->btf_has_name)
-		return env->btf_has_name(name);
-	btf = env->btf ? env->btf() : NULL;
-	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) >= 0;
-}
-
 /* Kernel memory the sized maps take, by the option that sizes them. */
 static void map_needs(const struct attach *a, struct mapmem *need)
 {
@@ -295,13 +279,92 @@ static void engine_bytes_release(void)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
-static int open_and_load(struct attach *a)
+/*
+ * Programs that run in a task with interrupts on: uprobes, USDT, syscall
+ * entry and exit, exec, fork and exit, BEGIN and END (BPF_PROG_TEST_RUN).
+ */
+static const char *const task_progs[] = {
+	"uprobe_", "uretprobe_", "usdt_", "sys_enter_", "sys_exit_",
+	"special_", "task_exit", "follow_fork", "on_exec", "on_mmap_exit",
+};
+
+static bool in_task(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(task_progs) / sizeof(task_progs[0]); i++)
+		if (!strncmp(name, task_progs[i], strlen(task_progs[i])))
+			return true;
+	return false;
+}
+
+/*
+ * Preallocating the aggregation, stack and string stores (every entry of
+ * --max-keys and --max-stacks, zeroed and charged at creation) was the
+ * largest part of a warm start after the verifier: ~17 ms of malloc's,
+ * ~5 ms of a syscall count's. Where every program the plan loads runs in
+ * a task with interrupts on, and the kernel allocates hash elements from
+ * bpf_mem_alloc (6.1+: before, kmalloc, unsafe in a program that may
+ * interrupt it), they are allocated as keys arrive. Only these stores: an
+ * event inserts at most its new keys, an existing key is found and never
+ * replaced; and the per-process maps (targets, gens, seen), which change
+ * at a fork, an exec or an exit. inflight, inserted and deleted at every
+ * event, stays preallocated. check_memory() counted them full: a
+ * --max-keys the machine cannot hold is refused as before.
+ */
+static void alloc_on_demand(struct attach *a)
+{
+	struct bpf_map *maps[] = { a->skel->maps.aggs, a->skel->maps.aggs_alt,
+				   a->skel->maps.stacks,
+				   a->skel->maps.strings, a->skel->maps.targets,
+				   a->skel->maps.gens, a->skel->maps.seen };
+	struct bpf_program *prog;
+	size_t i;
+
+	bpf_object__for_each_program(prog, a->skel->obj)
+		if (bpf_program__autoload(prog) &&
+		    !in_task(bpf_program__name(prog)))
+			return;
+	if (!kernel_htab_mem_alloc())
+		return;
+	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+		bpf_map__set_map_flags(maps[i], bpf_map__map_flags(maps[i]) |
+				       BPF_F_NO_PREALLOC);
+}
+
+/*
+ * The target BTF for CO-RE: the cached cut of vmlinux BTF (corebtf.c),
+ * with @cut; all of vmlinux BTF, libbpf's default, without.
+ */
+static struct scry *open_engine(struct attach *a, bool cut)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo);
+	const void *obj;
+	size_t objsz;
+	char path[40];
+	int fd = -1;
+
+	obj = scry__elf_bytes(&objsz);
+	if (cut)
+		fd = corebtf_open(COREBTF_DIR, obj, objsz, a->plan->env->btf);
+	if (fd >= 0) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		oo.btf_custom_path = path;
+	}
+	a->corebtf = fd >= 0;
+	/* libbpf copies the path and opens it at load: the fd is kept till
+	 * then (open_and_load) */
+	a->corebtf_fd = fd;
+	return scry__open_opts(&oo);
+}
+
+static int load_engine(struct attach *a, bool cut)
 {
 	const struct plan *p = a->plan;
 	struct bpf_program *prog;
 	int err, i;
 
-	a->skel = scry__open();
+	a->skel = open_engine(a, cut);
 	if (!a->skel) {
 		err = -errno;
 		log_err("cannot open the BPF engine: %s", strerror(-err));
@@ -335,6 +398,7 @@ static int open_and_load(struct attach *a)
 	err = check_memory(a);
 	if (err)
 		return err;
+	alloc_on_demand(a);
 	err = scry__load(a->skel);
 	if (!err)
 		engine_bytes_release();
@@ -346,11 +410,39 @@ static int open_and_load(struct attach *a)
 	return err;
 }
 
+static int open_and_load(struct attach *a, bool cut)
+{
+	int err = load_engine(a, cut);
+
+	if (a->corebtf_fd >= 0)
+		close(a->corebtf_fd);
+	a->corebtf_fd = -1;
+	return err;
+}
+
 int attach_load(struct attach *a)
 {
 	int err, i;
 
-	err = open_and_load(a);
+	err = open_and_load(a, true);
+	/*
+	 * A cut that does not load (a file that parses but does not fit)
+	 * must not cost the run: the load again with all of vmlinux BTF, and
+	 * the next run cuts anew. Too much memory or no permission is no
+	 * matter of BTF.
+	 */
+	if (err && a->corebtf && err != -ENOMEM && err != -EPERM) {
+		size_t objsz;
+		const void *obj = scry__elf_bytes(&objsz);
+
+		log_debug("loading with the cached CO-RE target BTF: %s: "
+			  "again with all of vmlinux BTF", strerror(-err));
+		corebtf_drop(COREBTF_DIR, obj, objsz);
+		scry__destroy(a->skel);
+		a->skel = NULL;
+		a->need = (struct mapmem){};
+		err = open_and_load(a, false);
+	}
 	if (err) {
 		/* the maps' ENOMEM was said, with the option to lower */
 		if (err == -ENOMEM && a->need.total)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/utsname.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 #include <scry/kernel.h>
@@ -99,4 +100,50 @@ int kernel_check(void)
 	log_err("this kernel (%s) lacks %s: scry needs Linux %s or later",
 		u.release, missing, need);
 	return -ENOTSUP;
+}
+
+/*
+ * Before 6.1 a hash map allocated its elements with kmalloc, which the
+ * verifier refused perf_event programs, and warned about (WARN_ONCE) in
+ * other tracing programs: a program that interrupts the allocator may
+ * deadlock in it. 6.1 moved them to bpf_mem_alloc and lifted both, so
+ * the refusal is the probe: a lookup in such a map from a perf_event
+ * program.
+ */
+bool kernel_htab_mem_alloc(void)
+{
+	static int known = -1;
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_NO_PREALLOC);
+	struct bpf_insn insns[] = {
+		/* *(u32 *)(fp - 4) = 0; r1 = the map; r2 = fp - 4 */
+		{ .code = BPF_ST | BPF_MEM | BPF_W, .dst_reg = BPF_REG_10,
+		  .off = -4 },
+		{ .code = BPF_LD | BPF_IMM | BPF_DW, .dst_reg = BPF_REG_1,
+		  .src_reg = BPF_PSEUDO_MAP_FD },
+		{ 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_2,
+		  .src_reg = BPF_REG_10 },
+		{ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_2,
+		  .imm = -4 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_map_lookup_elem },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int map, prog;
+
+	if (known >= 0)
+		return known;
+	known = 0;
+	map = bpf_map_create(BPF_MAP_TYPE_HASH, "scry_probe", 4, 4, 1, &mo);
+	if (map < 0)
+		return false;
+	insns[1].imm = map;
+	prog = bpf_prog_load(BPF_PROG_TYPE_PERF_EVENT, "scry_probe", "GPL",
+			     insns, sizeof(insns) / sizeof(insns[0]), NULL);
+	if (prog >= 0) {
+		known = 1;
+		close(prog);
+	}
+	close(map);
+	return known;
 }

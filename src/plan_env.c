@@ -70,7 +70,7 @@ static bool has_kprobes(void)
 
 /*
  * The kernel's BTF, parsed once (milliseconds) when first asked for,
- * kept for the run: plan's struct access and attach.c's tp_btf checks
+ * kept for the run: plan's struct access, fentry and kprobe arguments
  * share it.
  */
 static struct btf *vmlinux_parsed;
@@ -84,55 +84,6 @@ static struct btf *vmlinux_btf(void)
 		vmlinux_parsed = btf__load_vmlinux_btf();
 	}
 	return vmlinux_parsed;
-}
-
-/*
- * Is @name in vmlinux BTF's string section? Once the types are parsed,
- * they answer. Before, the strings alone do: libbpf parses vmlinux BTF
- * again for its own load (libbpf 1.1 takes no parsed BTF from its
- * caller), so a full parse only to ask whether btf_trace_X exists made
- * each run parse 5 MiB of types twice (measured: 10 to 35 ms of a -c
- * run's start-up). The string section is a fraction of the file, read
- * and dropped at once. In vmlinux BTF a string is a type, member or
- * parameter name: a "btf_trace_" name is the tracepoint's typedef.
- */
-static bool btf_has_name(const char *name)
-{
-	struct btf_header h;
-	char *strs = NULL, *key = NULL;
-	size_t klen = strlen(name) + 2, got = 0;
-	ssize_t n;
-	bool found = false;
-	int fd;
-
-	if (vmlinux_parsed)
-		return btf__find_by_name(vmlinux_parsed, name) >= 0;
-	fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	if (pread(fd, &h, sizeof(h), 0) != sizeof(h) || h.magic != BTF_MAGIC ||
-	    h.hdr_len < sizeof(h) || !h.str_len)
-		goto out;
-	strs = malloc(h.str_len);
-	key = malloc(klen + 1);
-	if (!strs || !key)
-		goto out;
-	while (got < h.str_len) {
-		n = pread(fd, strs + got, h.str_len - got,
-			  (off_t)h.hdr_len + h.str_off + got);
-		if (n <= 0)
-			goto out;
-		got += n;
-	}
-	/* every string follows the NUL of the one before (the first is "") */
-	key[0] = '\0';
-	memcpy(key + 1, name, klen - 1);	/* with its NUL */
-	found = memmem(strs, h.str_len, key, klen) != NULL;
-out:
-	free(key);
-	free(strs);
-	close(fd);
-	return found;
 }
 
 /*
@@ -166,5 +117,4 @@ const struct plan_env plan_env_system = {
 	.has_kprobes = has_kprobes,
 	.trampoline = trampoline,
 	.btf = vmlinux_btf,
-	.btf_has_name = btf_has_name,
 };

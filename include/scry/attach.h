@@ -33,6 +33,8 @@ struct attach {
 	bool follow_forks;		/* children of targets become targets (-c) */
 	bool usage_error;		/* failed on what the user wrote (exit 2) */
 	struct mapmem need;		/* kernel memory the sized maps take */
+	bool corebtf;			/* CO-RE against corebtf.c's cut */
+	int corebtf_fd;			/* that cut, open until the load */
 	struct obj_cache *objs;		/* the file cache, shared with symbols */
 	bool holds;			/* -c's execs and mmaps are held (cmd.h) */
 	void *priv;			/* the source's own (source.h: close) */
@@ -61,9 +63,6 @@ int attach_prog(struct attach *a, struct bpf_program *prog);
  */
 struct bpf_program *attach_clause_prog(struct attach *a, const char *name,
 				       int clause);
-
-/* Does tracepoint @tp have a tp_btf type? (vmlinux BTF, read once) */
-bool attach_has_tp_btf(struct attach *a, const char *tp);
 
 /* Load adapter @name's program for @clause. Returns 0 or -ENOENT. */
 int attach_want(struct attach *a, const char *name, int clause);

@@ -7,6 +7,8 @@
 #ifndef SCRY_KERNEL_H
 #define SCRY_KERNEL_H
 
+#include <stdbool.h>
+
 /*
  * Check BTF and every BPF feature the engine needs (needs CAP_BPF: it
  * loads probe programs). Logs one error line naming the missing features,
@@ -14,5 +16,12 @@
  * Returns zero on success and negative error code otherwise.
  */
 int kernel_check(void);
+
+/*
+ * Do hash maps allocate their elements from bpf_mem_alloc (6.1+), so a
+ * map that is not preallocated is safe in every program type? Probed
+ * once (a perf_event program using such a map loads only then).
+ */
+bool kernel_htab_mem_alloc(void);
 
 #endif /* SCRY_KERNEL_H */

@@ -59,11 +59,6 @@ struct plan_env {
 	 * curtask->mm->... and casts; NULL when there are none.
 	 */
 	struct btf *(*btf)(void);
-	/*
-	 * Is @name the name of something in vmlinux BTF? Optional; cheaper
-	 * than btf() while the types are not parsed yet.
-	 */
-	bool (*btf_has_name)(const char *name);
 };
 
 /* The running system: tracefs (plan_env.c). */

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# scry offcpu on this kernel: sched_switch (tp_btf, or raw_tp), the task
+# scry offcpu on this kernel: sched_switch (raw_tp), the task
 # state at switch-out, user registers of a sleeping task
 # (bpf_task_pt_regs). offcpu_wl sleeps 10 ms x N in sleep_short() and
 # 50 ms x M in sleep_long(); unwind_wl blocks in read() inside a qsort
