@@ -428,10 +428,13 @@ int attach_load(struct attach *a)
 	/*
 	 * A cut that does not load (a file that parses but does not fit)
 	 * must not cost the run: the load again with all of vmlinux BTF, and
-	 * the next run cuts anew. Too much memory or no permission is no
-	 * matter of BTF.
+	 * the next run cuts anew. A relocation the cut cannot answer fails
+	 * as EINVAL (libbpf poisons the instruction, the verifier refuses
+	 * it) or ESRCH; anything else (memory, permission, a verifier limit,
+	 * a probe's own error) is no matter of BTF, and loading twice would
+	 * only say it twice.
 	 */
-	if (err && a->corebtf && err != -ENOMEM && err != -EPERM) {
+	if (a->corebtf && (err == -EINVAL || err == -ESRCH)) {
 		size_t objsz;
 		const void *obj = scry__elf_bytes(&objsz);
 
@@ -638,6 +641,53 @@ static void close_sources(struct attach *a)
 }
 
 /*
+ * A syscall's update of a map-in-map slot returns only after
+ * synchronize_rcu() (the kernel's maybe_wait_bpf_programs), on every
+ * machine: the wait where membarrier gives none.
+ */
+static int map_in_map_wait(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o);
+	int inner, outer = -1, err = -1, k = 0;
+
+	inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL);
+	if (inner >= 0) {
+		o.inner_map_fd = inner;
+		outer = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, NULL, 4, 4,
+				       1, &o);
+	}
+	if (outer >= 0)
+		err = bpf_map_update_elem(outer, &k, &inner, BPF_ANY);
+	if (outer >= 0)
+		close(outer);
+	if (inner >= 0)
+		close(inner);
+	return err;
+}
+
+/*
+ * One RCU grace period: every program running when it began has
+ * returned. membarrier's global command is synchronize_rcu(), but it
+ * refuses nohz_full machines and skips the wait on one CPU, where a
+ * preempted program (PREEMPT_RCU) may still be half-way: there, the
+ * map-in-map wait. If neither can wait, say so: what a program still
+ * running adds may miss the read (@what).
+ */
+static void grace_period(const char *what)
+{
+	static bool told;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1 &&
+	    !syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		return;
+	if (!map_in_map_wait() || told)
+		return;
+	told = true;
+	log_err("cannot wait for probes still running (%s): %s may miss "
+		"what they add meanwhile", strerror(errno), what);
+}
+
+/*
  * After the store, no program starts to count; one already past its
  * check may still be running, on a kernel that preempts it (preempt=
  * full, RT) for as long as its CPU is taken. Its update would land after
@@ -654,9 +704,7 @@ void attach_stop(struct attach *a)
 	if (!a || !a->skel || !a->skel->bss)
 		return;
 	__atomic_store_n(&a->skel->bss->stopped, 1, __ATOMIC_SEQ_CST);
-	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
-		log_debug("membarrier: %m: programs running at the stop "
-			  "are not waited for");
+	grace_period("the answer");
 }
 
 struct bpf_map *attach_map(const struct attach *a, bool vars, bool retired)
@@ -677,11 +725,8 @@ void attach_flip(struct attach *a)
 {
 	__atomic_store_n(&a->skel->bss->side, !a->skel->bss->side,
 			 __ATOMIC_SEQ_CST);
-	if (!a->skel->bss->stopped &&
-	    syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
-		log_debug("membarrier: %m: a probe in flight at this "
-			  "--interval tick may add to the snapshot's map "
-			  "while it is read");
+	if (!a->skel->bss->stopped)
+		grace_period("an --interval snapshot");
 }
 
 /* Does closing the plan's links wait for grace periods (source.h)? */

@@ -116,8 +116,10 @@ static int names_of(const struct btf *local, struct names *s)
 		if (!name || !*name)
 			continue;
 		s->v[k] = strndup(name, essential_len(name));
-		if (!s->v[k])
+		if (!s->v[k]) {
+			s->n = k;	/* names_free() frees those copied */
 			return -ENOMEM;
+		}
 		k++;
 	}
 	s->n = k;
@@ -305,21 +307,39 @@ static __u64 hash(__u64 h, const void *p, size_t len)
 	return h;
 }
 
-/* The file name for this kernel and engine: core-HASH.btf */
+/*
+ * The file name for this kernel and engine: core-KERNEL-ENGINE.btf. The
+ * kernel is its build-id (the ELF notes of /sys/kernel/notes): two builds
+ * with one release, version string and BTF size (a new randstruct seed,
+ * a reproducible build's fixed timestamp) lay structs out differently,
+ * and a cut of the other would load with wrong offsets. Release, version
+ * and size stay in the hash for kernels without the notes file.
+ */
 static int key_name(const void *obj, size_t objsz, char *name, size_t len)
 {
 	struct utsname u;
 	struct stat st;
-	__u64 h = 0xcbf29ce484222325ULL, f = COREBTF_FORMAT;
+	__u64 k = 0xcbf29ce484222325ULL, e = k, f = COREBTF_FORMAT;
+	char notes[4096];
+	ssize_t n = -1;
+	int fd;
 
 	if (uname(&u) || stat(VMLINUX_BTF, &st))
 		return -1;
-	h = hash(h, u.release, strlen(u.release) + 1);
-	h = hash(h, u.version, strlen(u.version) + 1);
-	h = hash(h, &st.st_size, sizeof(st.st_size));
-	h = hash(h, &f, sizeof(f));
-	h = hash(h, obj, objsz);
-	snprintf(name, len, "core-%016llx.btf", (unsigned long long)h);
+	fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, notes, sizeof(notes));
+		close(fd);
+	}
+	if (n > 0)
+		k = hash(k, notes, n);
+	k = hash(k, u.release, strlen(u.release) + 1);
+	k = hash(k, u.version, strlen(u.version) + 1);
+	k = hash(k, &st.st_size, sizeof(st.st_size));
+	e = hash(e, &f, sizeof(f));
+	e = hash(e, obj, objsz);
+	snprintf(name, len, "core-%016llx-%016llx.btf", (unsigned long long)k,
+		 (unsigned long long)e);
 	return 0;
 }
 
@@ -421,7 +441,11 @@ static bool write_all(int fd, const void *p, size_t len)
 	return true;
 }
 
-/* Older cuts (another kernel, another scry) go when a new one is kept. */
+/*
+ * Cuts for other kernels go when a new one is kept; other engines' cuts
+ * for this kernel stay (two scry builds on one host would otherwise
+ * delete each other's at every run). core-KERNEL- is @keep's first 22.
+ */
 static void drop_others(int dfd, const char *keep)
 {
 	int fd = dup(dfd);
@@ -438,7 +462,7 @@ static void drop_others(int dfd, const char *keep)
 		len = strlen(e->d_name);
 		if (!strncmp(e->d_name, "core-", 5) && len > 4 &&
 		    !strcmp(e->d_name + len - 4, ".btf") &&
-		    strcmp(e->d_name, keep))
+		    strncmp(e->d_name, keep, 22))
 			unlinkat(dfd, e->d_name, 0);
 	}
 	closedir(d);
@@ -457,12 +481,18 @@ static int cache_write(int dfd, const char *name, const void *p, size_t len)
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", name, (int)getpid());
 	fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
 		    O_CLOEXEC, 0600);
+	/* one a killed run of this pid left behind (the dir is root's) */
+	if (fd < 0 && errno == EEXIST && !unlinkat(dfd, tmp, 0))
+		fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+			    O_CLOEXEC, 0600);
 	if (fd < 0) {
 		log_debug("%s/%s: %m: CO-RE target BTF not cached",
 			  COREBTF_DIR, tmp);
 		return -1;
 	}
-	if (!write_all(fd, p, len) || renameat(dfd, tmp, dfd, name)) {
+	/* synced first: a crash must not leave a torn cut under the name */
+	if (!write_all(fd, p, len) || fsync(fd) ||
+	    renameat(dfd, tmp, dfd, name)) {
 		log_debug("%s/%s: %m: CO-RE target BTF not cached",
 			  COREBTF_DIR, name);
 		unlinkat(dfd, tmp, 0);

@@ -23,6 +23,13 @@
 #include <scry/sym.h>
 #include "scry.skel.h"
 
+/*
+ * Frames one address may name (itself and the functions inlined at it):
+ * one number for every caller of syms_user(), as the last drain's memo
+ * (framememo.c) answers a second pass only for the same question.
+ */
+#define INLINE_FRAMES	8
+
 static const struct {
 	enum scry_stat stat;
 	const char *what;
@@ -127,7 +134,7 @@ static int resolve_kernel(struct attach *a, struct syms *s,
 static int resolve_user(struct syms *s, int pid, const struct scry_stack *st,
 			struct report_stack *out)
 {
-	struct report_frame fr[8];
+	struct report_frame fr[INLINE_FRAMES];
 	__u32 i;
 	int n, j;
 
@@ -135,7 +142,7 @@ static int resolve_user(struct syms *s, int pid, const struct scry_stack *st,
 		__u64 pc = i ? st->ip[i] - 1 : st->ip[i];
 
 		memset(fr, 0, sizeof(fr));
-		n = syms_user(s, pid, pc, fr, 8);
+		n = syms_user(s, pid, pc, fr, INLINE_FRAMES);
 		if (n < 1) {
 			fr[0].addr = pc;
 			n = 1;
@@ -225,7 +232,7 @@ static char *string_of(struct attach *a, __u64 id)
 char *drain_format_value(struct attach *a, struct syms *s,
 			 const struct plan_type *t, __s64 v, int pid)
 {
-	struct report_frame fr[8];
+	struct report_frame fr[INLINE_FRAMES];
 	char buf[512];
 	const char *name;
 	__u32 ip;
@@ -247,7 +254,7 @@ char *drain_format_value(struct attach *a, struct syms *s,
 		syms_frame_clear(&fr[0]);
 		return strdup(buf);
 	case PLAN_F_USYM:
-		n = pid > 0 ? syms_user(s, pid, v, fr, 8) : 0;
+		n = pid > 0 ? syms_user(s, pid, v, fr, INLINE_FRAMES) : 0;
 		/* the outermost of inlined frames is the function there */
 		if (n < 1 || !fr[n - 1].sym)
 			snprintf(buf, sizeof(buf), "0x%llx",
@@ -489,7 +496,7 @@ static void warm_key(struct attach *a, struct syms *s,
 		     const struct scry_key *k, bool vars)
 {
 	const struct plan_map *m;
-	struct report_frame fr[8];
+	struct report_frame fr[INLINE_FRAMES];
 	struct scry_stack st;
 	__u32 i;
 	int c, n;
@@ -506,7 +513,8 @@ static void warm_key(struct attach *a, struct syms *s,
 		if (dst < SCRY_KC_STR0 && m->keys[c].kind != PLAN_V_STR &&
 		    m->keys[c].fmt == PLAN_F_USYM) {
 			memset(fr, 0, sizeof(fr));
-			n = syms_user(s, k->pid, k->ints[dst & 3], fr, 8);
+			n = syms_user(s, k->pid, k->ints[dst & 3], fr,
+				      INLINE_FRAMES);
 			while (n-- > 0)
 				syms_frame_clear(&fr[n]);
 		}
@@ -516,7 +524,7 @@ static void warm_key(struct attach *a, struct syms *s,
 		for (i = 0; i < st.nr; i++) {
 			memset(fr, 0, sizeof(fr));
 			n = syms_user(s, k->pid, i ? st.ip[i] - 1 : st.ip[i],
-				      fr, 8);
+				      fr, INLINE_FRAMES);
 			while (n-- > 0)
 				syms_frame_clear(&fr[n]);
 		}

@@ -729,10 +729,13 @@ int syms_add_pid(struct syms *s, int pid)
 		/*
 		 * A failure is remembered (a gone entry), so a dead pid or a
 		 * kernel thread costs one /proc lookup, not one per row or
-		 * frame; a notice or a refresh replaces the entry.
+		 * frame; a notice or a refresh replaces the entry. Not one
+		 * of scry's own (no memory, no fd left): the process may be
+		 * alive, and is asked again.
 		 */
 		err = proc_put_new(s, pp, pid, false);
-		if (err)
+		if (err && err != -ENOMEM && err != -EMFILE &&
+		    err != -ENFILE && err != -EINTR && err != -EAGAIN)
 			put_gone(pp, pid);
 		return err;
 	}

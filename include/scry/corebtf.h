@@ -21,9 +21,9 @@ struct btf;
  * The target BTF for the engine @obj (its ELF, @objsz bytes) on this
  * kernel, from cache directory @dir, else cut from @vmlinux() (parsed
  * only then) and written to @dir when @dir is safe and writable.
- * Returns a read-only descriptor of it, whose /proc/self/fd path is for
- * libbpf's btf_custom_path, or -1: use all of vmlinux BTF (nothing is
- * said; -v tells why).
+ * Returns a descriptor of it (scry only reads through it), whose
+ * /proc/self/fd path is for libbpf's btf_custom_path, or -1: use all of
+ * vmlinux BTF (nothing is said; -v tells why).
  */
 int corebtf_open(const char *dir, const void *obj, size_t objsz,
 		 struct btf *(*vmlinux)(void));

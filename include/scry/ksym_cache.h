@@ -31,11 +31,11 @@ int ksym_cache_boot_id(char *id);
 /*
  * Map @dir/kallsyms if it is a valid cache of boot @boot_id: a regular
  * file owned by the euid, closed to others, one link, consistent sizes,
- * sorted addresses, its checksum right; @dir a real directory owned by
- * the euid and closed to others. NULL with errno otherwise: ENOENT (no
- * cache), ELOOP (the file a symlink), ENOTDIR (@dir a symlink or not
- * a directory), EPERM (wrong owner or mode), EBADMSG (corrupt,
- * truncated, another boot's, another version).
+ * its checksum right (its addresses were sorted when written); @dir a
+ * real directory owned by the euid and closed to others. NULL with
+ * errno otherwise: ENOENT (no cache), ELOOP (the file a symlink),
+ * ENOTDIR (@dir a symlink or not a directory), EPERM (wrong owner or
+ * mode), EBADMSG (corrupt, truncated, another boot's, another version).
  */
 struct ksym_cache *ksym_cache_open(const char *dir, const char *boot_id);
 void ksym_cache_free(struct ksym_cache *c);
