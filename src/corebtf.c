@@ -21,15 +21,19 @@
  * (otherwise void: pointers match by kind alone). libbpf then finds the
  * same candidates and the same members at the same offsets.
  * tests/unit/test_corebtf.c checks that every program's relocated
- * instructions are the same both ways, on the kernel it runs on.
+ * instructions are the same both ways, on the kernel it runs on. What
+ * the cut keeps is what field relocations (offset, size, existence)
+ * need: a type relocation through a pointer (bpf_core_type_matches, the
+ * size of a pointee) would see void where vmlinux has a type; the engine
+ * has none, and one added must widen take_pointee().
  *
  * The cache is root's state: a directory only root can write, files only
- * root wrote, keyed by the kernel (release, version, the size of its
- * BTF) and the engine (a hash of its ELF) so a new kernel or a new scry
- * never reads an old cut; read within a size bound and parsed before it
- * is used; written to a temporary name and renamed. Anything unsafe or
- * unusable is passed over in silence: the cut is made again, in memory
- * when it cannot be kept.
+ * root wrote, keyed by the kernel (its build-id, release, version, the
+ * size of its BTF) and the engine (a hash of its ELF) so a new kernel or
+ * a new scry never reads an old cut; read within a size bound and parsed
+ * before it is used; written to a temporary name, synced and renamed.
+ * Anything unsafe or unusable is passed over in silence: the cut is made
+ * again, in memory when it cannot be kept.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -571,7 +575,7 @@ void corebtf_drop(const char *dir, const void *obj, size_t objsz)
 
 	if (key_name(obj, objsz, name, sizeof(name)))
 		return;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	dfd = cache_dir(dir);	/* the same checks as the reads' */
 	if (dfd < 0)
 		return;
 	unlinkat(dfd, name, 0);
