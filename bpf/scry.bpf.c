@@ -79,7 +79,8 @@ static __always_inline void scry_take_stacks(void *ctx, struct scry_scratch *s,
 	if ((flags & SCRY_CL_USTACK) && ur && ur->ip) {
 		/* the generation first: the walk checks the list against it */
 		s->ev.gen = scry_announce(s->ev.pid);
-		s->ev.ustack = scry_ustack(s->ev.pid, s->ev.gen, ur, &s->st);
+		s->ev.ustack = scry_ustack(s->ev.pid, s->ev.gen, ur, &s->st,
+					     &s->win);
 	}
 }
 
