@@ -62,11 +62,11 @@ static __always_inline const __u64 *scry_uwin_at(const struct scry_uwin *win,
 	if (!win || !win->len || addr < win->base)
 		return NULL;
 	off = addr - win->base;
-	if ((off & 7) || off + nw * 8 > win->len)
+	/* inside w[] (the bound the verifier sees) and inside what was read */
+	if ((off & 7) || off > sizeof(win->w) - nw * 8 ||
+	    off + nw * 8 > win->len)
 		return NULL;
-	/* in map memory past w[] stays in bounds for the verifier, and the
-	 * test above keeps every word read inside what was read */
-	return &win->w[(off / 8) & (SCRY_UWIN_WORDS - 1)];
+	return &win->w[off / 8];
 }
 
 #endif /* SCRY_UWIN_BPF_H */
