@@ -4,6 +4,7 @@
 #define SCRY_MAPS_BPF_H
 
 #include <scry/abi.h>
+#include "uwin.bpf.h"
 
 /* Sizes are placeholders: the frontend sets them from --max-keys etc. */
 struct {
@@ -97,6 +98,7 @@ struct {
 struct scry_scratch {
 	struct scry_event ev;
 	struct scry_stack st;
+	struct scry_uwin win;		/* the frame-pointer walk's (uwin.bpf.h) */
 	struct scry_path path;
 	__s64 vs[SCRY_VSTACK];
 	__s64 locals[SCRY_MAX_LOCALS];

@@ -54,7 +54,12 @@ static __always_inline void scry_event_init(struct scry_event *ev, __u32 c)
 	__u64 ug = bpf_get_current_uid_gid();
 
 	__builtin_memset(ev, 0, sizeof(*ev));
-	ev->ts_ns = bpf_ktime_get_ns();
+	/*
+	 * The begin time is read only by the end half (latency): a clause
+	 * without one skips the clock (@c is a constant: the test folds).
+	 */
+	if (clauses[c].flags & SCRY_CL_END)
+		ev->ts_ns = bpf_ktime_get_ns();
 	ev->pid = id >> 32;
 	ev->tid = (__u32)id;
 	ev->uid = (__u32)ug;
@@ -74,7 +79,8 @@ static __always_inline void scry_take_stacks(void *ctx, struct scry_scratch *s,
 	if ((flags & SCRY_CL_USTACK) && ur && ur->ip) {
 		/* the generation first: the walk checks the list against it */
 		s->ev.gen = scry_announce(s->ev.pid);
-		s->ev.ustack = scry_ustack(s->ev.pid, s->ev.gen, ur, &s->st);
+		s->ev.ustack = scry_ustack(s->ev.pid, s->ev.gen, ur, &s->st,
+					     &s->win);
 	}
 }
 

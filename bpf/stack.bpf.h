@@ -84,6 +84,7 @@ static __always_inline __u64 scry_kstack(void *ctx, struct scry_stack *st)
  */
 struct scry_fp_walk {
 	struct scry_stack *st;
+	const struct scry_uwin *win;	/* the stack's top, read once */
 	__u64 bp;
 };
 
@@ -91,6 +92,7 @@ static long scry_fp_step(__u32 i, void *ctx)
 {
 	struct scry_fp_walk *w = ctx;
 	struct scry_stack *st = w->st;
+	const __u64 *win;
 	__u64 frame[2];
 	__u32 n = st->nr;
 
@@ -101,7 +103,11 @@ static long scry_fp_step(__u32 i, void *ctx)
 	}
 	if (!w->bp)
 		return 1;
-	if (bpf_probe_read_user(frame, sizeof(frame), (void *)w->bp)) {
+	win = scry_uwin_at(w->win, w->bp, 2);
+	if (win) {
+		frame[0] = win[0];
+		frame[1] = win[1];
+	} else if (bpf_probe_read_user(frame, sizeof(frame), (void *)w->bp)) {
 		scry_stat(SCRY_STAT_USTACK_FAULT);
 		return 1;
 	}
@@ -116,18 +122,27 @@ static long scry_fp_step(__u32 i, void *ctx)
 }
 
 static __always_inline void scry_ustack_walk(const struct scry_uregs *ur,
-					     struct scry_stack *st)
+					     struct scry_stack *st,
+					     struct scry_uwin *win)
 {
-	struct scry_fp_walk w = { .st = st, .bp = ur->bp };
-	__u64 ra;
+	struct scry_fp_walk w = { .st = st, .win = win, .bp = ur->bp };
+	const __u64 *top;
+	__u64 ra = 0;
 
 	st->flags = 0;
 	st->nr = 1;
 	st->ip[0] = ur->ip;
-	if (ustack_at_entry &&
-	    !bpf_probe_read_user(&ra, sizeof(ra), (void *)ur->sp) && ra) {
-		st->ip[1] = ra;
-		st->nr = 2;
+	scry_uwin_fill(win, ur->sp);
+	if (ustack_at_entry) {
+		top = scry_uwin_at(win, ur->sp, 1);
+		if (top)
+			ra = top[0];
+		else if (bpf_probe_read_user(&ra, sizeof(ra), (void *)ur->sp))
+			ra = 0;
+		if (ra) {
+			st->ip[1] = ra;
+			st->nr = 2;
+		}
 	}
 	bpf_loop(SCRY_MAX_FRAMES, scry_fp_step, &w, 0);
 }
@@ -138,18 +153,20 @@ static __always_inline void scry_ustack_walk(const struct scry_uregs *ur,
  * The one place user stacks are taken: DWARF tables (--unwind=auto|dwarf),
  * found through the process's mapping list or, before the frontend has
  * written it, through the kernel's own mappings; frame pointers otherwise.
- * @gen is the address space the stack belongs to (abi.h: gens).
+ * @gen is the address space the stack belongs to (abi.h: gens); @win is
+ * the frame-pointer walk's window (uwin.bpf.h).
  */
 static __always_inline __u64 scry_ustack(__u32 pid, __u32 gen,
 					 const struct scry_uregs *ur,
-					 struct scry_stack *st)
+					 struct scry_stack *st,
+					 struct scry_uwin *win)
 {
 	if (!ur || !ur->ip)	/* kernel thread, or an exiting task */
 		return 0;
 	if (ustack_dwarf)
 		scry_ustack_dwarf(pid, gen, ur, st);
 	else
-		scry_ustack_walk(ur, st);
+		scry_ustack_walk(ur, st, win);
 	return scry_stack_store(st);
 }
 

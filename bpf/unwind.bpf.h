@@ -21,6 +21,7 @@
 #include "maps.bpf.h"
 #endif
 #include "vma.bpf.h"
+#include "uwin.bpf.h"
 
 /*
  * Loss counters: abi.h reserves SCRY_UNWIND_NSTATS ids from
@@ -96,6 +97,8 @@ struct scry_unwind_kstate {
 	 */
 	__u32 lnext;		/* slot of last[] to fill next */
 	struct scry_unwind_map last[SCRY_UNWIND_LAST];
+	/* the stack's top (uwin.bpf.h): last, as the walk zeroes what is before */
+	struct scry_uwin win;
 };
 
 struct {
@@ -131,6 +134,23 @@ static __always_inline long scry_unwind_fail(__u32 reason)
 {
 	scry_unwind_stat(reason);
 	return 1;
+}
+
+/*
+ * @nw words at user address @addr into @dst, from the stack's window when
+ * it holds them: 0, or the read's error.
+ */
+static __always_inline long scry_unwind_read(struct scry_unwind_walk *w,
+					     __u64 *dst, __u32 nw, __u64 addr)
+{
+	const __u64 *p = w->ks ? scry_uwin_at(&w->ks->win, addr, nw) : NULL;
+	__u32 k;
+
+	if (!p)
+		return bpf_probe_read_user(dst, nw * 8, (const void *)addr);
+	for (k = 0; k < nw; k++)
+		dst[k] = p[k];
+	return 0;
 }
 
 static __always_inline long scry_unwind_push(struct scry_unwind_walk *w,
@@ -373,16 +393,14 @@ static __always_inline long scry_unwind_fp(struct scry_unwind_walk *w)
 	__u64 frame[2];
 
 	if (w->st->nr == 1 && w->r->exact && ustack_at_entry) {
-		if (bpf_probe_read_user(&frame[1], sizeof(frame[1]),
-					(const void *)w->r->sp))
+		if (scry_unwind_read(w, &frame[1], 1, w->r->sp))
 			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
 		w->r->sp += 8;
 	} else {
 		/* a frame below the stack pointer is garbage, not a frame */
 		if (!w->r->bp || w->r->bp < w->r->sp)
 			return 1;
-		if (bpf_probe_read_user(frame, sizeof(frame),
-					(const void *)w->r->bp))
+		if (scry_unwind_read(w, frame, 2, w->r->bp))
 			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
 		w->r->sp = w->r->bp + 16;
 		w->r->bp = frame[0];
@@ -401,8 +419,7 @@ static __always_inline long scry_unwind_signal(struct scry_unwind_walk *w)
 {
 	__u64 regs[7];		/* rbp, rbx, rdx, rax, rcx, rsp, rip */
 
-	if (bpf_probe_read_user(regs, sizeof(regs),
-				(const void *)(w->r->sp + 40 + 80)))
+	if (scry_unwind_read(w, regs, 7, w->r->sp + 40 + 80))
 		return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
 	w->r->bp = regs[0];
 	w->r->sp = regs[5];
@@ -446,8 +463,7 @@ static __always_inline long scry_unwind_frame(struct scry_unwind_walk *w)
 		cfa = w->r->sp + 8 + ((__s64)(w->r->pc & 15) >= off ? 8 : 0);
 		break;
 	case SCRY_UNWIND_CFA_DEREF_RBP:
-		if (bpf_probe_read_user(&cfa, sizeof(cfa),
-					(const void *)(w->r->bp + off)))
+		if (scry_unwind_read(w, &cfa, 1, w->r->bp + off))
 			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
 		break;
 	case SCRY_UNWIND_CFA_SIGNAL:
@@ -468,20 +484,17 @@ static __always_inline long scry_unwind_frame(struct scry_unwind_walk *w)
 		 */
 		__u64 pair[2];
 
-		if (bpf_probe_read_user(pair, sizeof(pair),
-					(const void *)(cfa - 16)))
+		if (scry_unwind_read(w, pair, 2, cfa - 16))
 			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
 		bp = pair[0];
 		ra = pair[1];
 	} else {
-		if (bpf_probe_read_user(&ra, sizeof(ra),
-					(const void *)(cfa - 8)))
+		if (scry_unwind_read(w, &ra, 1, cfa - 8))
 			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
 		if (r.rbp == SCRY_UNWIND_RBP_LOST)
 			bp = 0;
 		else if (r.rbp != SCRY_UNWIND_RBP_SAME &&
-			 bpf_probe_read_user(&bp, sizeof(bp),
-					     (const void *)(cfa - 8 * (__u64)r.rbp)))
+			 scry_unwind_read(w, &bp, 1, cfa - 8 * (__u64)r.rbp))
 			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
 	}
 	w->r->sp = cfa;
@@ -552,8 +565,11 @@ int scry_ustack_dwarf(__u32 pid, __u32 gen, const struct scry_uregs *ur,
 	w.r.sp = ur->sp;
 	w.r.bp = ur->bp;
 	w.ks = bpf_map_lookup_elem(&unwind_kstate, &zero);
-	if (w.ks)
-		__builtin_memset(w.ks, 0, sizeof(*w.ks));
+	if (w.ks) {
+		__builtin_memset(w.ks, 0, __builtin_offsetof(
+					 struct scry_unwind_kstate, win));
+		scry_uwin_fill(&w.ks->win, ur->sp);
+	}
 	/*
 	 * A list written for another image of this pid (before an exec)
 	 * would apply the wrong tables: only the current generation's counts.

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The top of a user stack, read once per walk. Each bpf_probe_read_user
+ * pays the kernel's fixed usercopy cost (access checks, page-fault
+ * disabling) whatever its size, and a walk reads a frame or two per
+ * step, most of them within a few hundred bytes of the stack pointer
+ * (malloc's caller to _start: ~300 bytes). One read of the window, then
+ * frames inside it come from map memory; a frame outside it, or a window
+ * that could not be read, is read from the user as before. The thread is
+ * stopped in the probe, so its stack reads the same either way.
+ *
+ * Only bpf_probe_read_user: tests/unit/test_unwind.c compiles it for the
+ * host through unwind.bpf.h.
+ */
+#ifndef SCRY_UWIN_BPF_H
+#define SCRY_UWIN_BPF_H
+
+#define SCRY_UWIN_WORDS	64	/* 512 bytes: a power of two (index masks) */
+
+struct scry_uwin {
+	__u64 base;		/* user address of w[0] */
+	__u32 len;		/* bytes read, 0: none */
+	__u32 pad;
+	__u64 w[SCRY_UWIN_WORDS];
+};
+
+/*
+ * Read the window at @sp. A stack's top page ends its mapping, so a
+ * window running past it fails whole: then the rest of sp's page, which
+ * is mapped (sp is in it), and else nothing.
+ */
+static __always_inline void scry_uwin_fill(struct scry_uwin *win, __u64 sp)
+{
+	__u32 len = sizeof(win->w);
+
+	win->base = sp;
+	win->len = 0;
+	if (sp & 7)
+		return;		/* not a stack pointer a frame is aligned to */
+	if (bpf_probe_read_user(win->w, sizeof(win->w), (const void *)sp)) {
+		len = 4096 - (sp & 4095);
+		if (len >= sizeof(win->w))
+			return;
+		if (!len || bpf_probe_read_user(win->w, len & (sizeof(win->w) - 1),
+						(const void *)sp))
+			return;
+	}
+	win->len = len;
+}
+
+/*
+ * The @nw 8-byte words at user address @addr when the window holds them,
+ * else NULL (read them from the user). A pointer, not a copy: the copy's
+ * stack buffer in a bpf_loop callback tripped 6.18's verifier ("verifier
+ * bug: stack slot 2, total slots 0").
+ */
+static __always_inline const __u64 *scry_uwin_at(const struct scry_uwin *win,
+						 __u64 addr, __u32 nw)
+{
+	__u64 off;
+
+	if (!win || !win->len || addr < win->base)
+		return NULL;
+	off = addr - win->base;
+	/* inside w[] (the bound the verifier sees) and inside what was read */
+	if ((off & 7) || off > sizeof(win->w) - nw * 8 ||
+	    off + nw * 8 > win->len)
+		return NULL;
+	return &win->w[off / 8];
+}
+
+#endif /* SCRY_UWIN_BPF_H */
