@@ -86,14 +86,20 @@ struct scry_fp_walk {
 	struct scry_stack *st;
 	const struct scry_uwin *win;	/* the stack's top, read once */
 	__u64 bp;
+	/*
+	 * A frame read from the user, outside the window: here, in the
+	 * caller's stack, not in the callback's own, where 6.18's verifier
+	 * refuses the read of the buffer ("verifier bug: stack slot 2,
+	 * total slots 0"), and only on some builds of the same code.
+	 */
+	__u64 frame[2];
 };
 
 static long scry_fp_step(__u32 i, void *ctx)
 {
 	struct scry_fp_walk *w = ctx;
 	struct scry_stack *st = w->st;
-	const __u64 *win;
-	__u64 frame[2];
+	const __u64 *frame;
 	__u32 n = st->nr;
 
 	(void)i;
@@ -103,13 +109,14 @@ static long scry_fp_step(__u32 i, void *ctx)
 	}
 	if (!w->bp)
 		return 1;
-	win = scry_uwin_at(w->win, w->bp, 2);
-	if (win) {
-		frame[0] = win[0];
-		frame[1] = win[1];
-	} else if (bpf_probe_read_user(frame, sizeof(frame), (void *)w->bp)) {
-		scry_stat(SCRY_STAT_USTACK_FAULT);
-		return 1;
+	frame = scry_uwin_at(w->win, w->bp, 2);
+	if (!frame) {
+		if (bpf_probe_read_user(w->frame, sizeof(w->frame),
+					(void *)w->bp)) {
+			scry_stat(SCRY_STAT_USTACK_FAULT);
+			return 1;
+		}
+		frame = w->frame;
 	}
 	if (!frame[1])
 		return 1;

@@ -66,7 +66,17 @@ static __always_inline const __u64 *scry_uwin_at(const struct scry_uwin *win,
 	if ((off & 7) || off > sizeof(win->w) - nw * 8 ||
 	    off + nw * 8 > win->len)
 		return NULL;
-	return &win->w[off / 8];
+	/*
+	 * 6.12's verifier loses off's bound in the checks above (off + 8 and
+	 * off are linked registers, and the compare against win->len drops
+	 * both): the same bound again, kept by the empty asm from the
+	 * compiler, which knows it is already true, gives it back.
+	 */
+	off /= 8;
+	asm volatile("" : "+r"(off));
+	if (off > SCRY_UWIN_WORDS - nw)
+		return NULL;
+	return &win->w[off];
 }
 
 #endif /* SCRY_UWIN_BPF_H */
