@@ -873,6 +873,16 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 	s.a.objs = syms_objs(s.syms);
 	err = session_start(&s, p);
 	start = t0 = now_s();
+	/*
+	 * A -c run sets up the perf-map watch on /tmp at its first poll
+	 * period, not now: adding it walks every dentry the kernel keeps of
+	 * /tmp (negative ones too: 10-15 ms of CPU on a host that made many
+	 * files there, most of a short run's), and until then the command's
+	 * few processes are looked at directly. Other runs start among the
+	 * host's processes, where the watch saves a look at each.
+	 */
+	if (s.cmd)
+		s.next_jit_poll = start + JIT_POLL_MS / 1000.0;
 	if (o->duration_s > 0)
 		s.stop_at = s.stop_watch = t0 + o->duration_s;
 	while (!err) {
