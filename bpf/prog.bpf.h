@@ -234,8 +234,14 @@ static __always_inline void scry_aggregate(struct scry_scratch *s, __u32 m,
 	if (!val) {
 		err = bpf_map_update_elem(aggs_map, &s->key, &scry_val_init,
 					  BPF_NOEXIST);
+		/*
+		 * -E2BIG: full, --max-keys. -ENOMEM: a map that fills as
+		 * keys arrive (attach.c) got no memory for one, however
+		 * much room is left.
+		 */
 		if (err && err != -EEXIST) {
-			scry_stat(SCRY_STAT_AGG_FULL);
+			scry_stat(err == -ENOMEM ? SCRY_STAT_AGG_NOMEM :
+				  SCRY_STAT_AGG_FULL);
 			return;
 		}
 		val = bpf_map_lookup_elem(aggs_map, &s->key);

@@ -280,25 +280,6 @@ static void engine_bytes_release(void)
 }
 
 /*
- * Programs that run in a task with interrupts on: uprobes, USDT, syscall
- * entry and exit, exec, fork and exit, BEGIN and END (BPF_PROG_TEST_RUN).
- */
-static const char *const task_progs[] = {
-	"uprobe_", "uretprobe_", "usdt_", "sys_enter_", "sys_exit_",
-	"special_", "task_exit", "follow_fork", "on_exec", "on_mmap_exit",
-};
-
-static bool in_task(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(task_progs) / sizeof(task_progs[0]); i++)
-		if (!strncmp(name, task_progs[i], strlen(task_progs[i])))
-			return true;
-	return false;
-}
-
-/*
  * Preallocating the aggregation, stack and string stores (every entry of
  * --max-keys and --max-stacks, zeroed and charged at creation) was the
  * largest part of a warm start after the verifier: ~17 ms of malloc's,
@@ -318,13 +299,15 @@ static void alloc_on_demand(struct attach *a)
 				   a->skel->maps.stacks,
 				   a->skel->maps.strings, a->skel->maps.targets,
 				   a->skel->maps.gens, a->skel->maps.seen };
-	struct bpf_program *prog;
 	size_t i;
 
-	bpf_object__for_each_program(prog, a->skel->obj)
-		if (bpf_program__autoload(prog) &&
-		    !in_task(bpf_program__name(prog)))
-			return;
+	/*
+	 * The probes' kinds say where their programs run (SOURCE_IN_TASK);
+	 * the engine's own (task_exit, follow_fork, on_exec, on_mmap_exit:
+	 * exit, fork, exec, mmap) always run in the task they follow.
+	 */
+	if (!plan_in_task(a->plan))
+		return;
 	if (!kernel_htab_mem_alloc())
 		return;
 	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)

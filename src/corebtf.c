@@ -27,13 +27,14 @@
  * size of a pointee) would see void where vmlinux has a type; the engine
  * has none, and one added must widen take_pointee().
  *
- * The cache is root's state: a directory only root can write, files only
- * root wrote, keyed by the kernel (its build-id, release, version, the
- * size of its BTF) and the engine (a hash of its ELF) so a new kernel or
- * a new scry never reads an old cut; read within a size bound and parsed
- * before it is used; written to a temporary name, synced and renamed.
- * Anything unsafe or unusable is passed over in silence: the cut is made
- * again, in memory when it cannot be kept.
+ * The cache is root's state (cachefile.c: a directory only root can
+ * write, files only root wrote, read within a size bound, written to a
+ * temporary name, synced and renamed), keyed by the kernel (its
+ * build-id, release, version, the size of its BTF) and the engine (a
+ * hash of its ELF) so a new kernel or a new scry never reads an old
+ * cut; a cut is parsed before it is used. Anything unsafe or unusable
+ * is passed over in silence: the cut is made again, in memory when it
+ * cannot be kept.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -43,11 +44,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>	/* memfd_create */
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <scry/cachefile.h>
 #include <scry/corebtf.h>
 #include <scry/log.h>
 
@@ -347,39 +348,23 @@ static int key_name(const void *obj, size_t objsz, char *name, size_t len)
 	return 0;
 }
 
-/* Root's, and nobody else may write it. */
-static bool root_only(const struct stat *st)
-{
-	return st->st_uid == 0 && !(st->st_mode & (S_IWGRP | S_IWOTH));
-}
-
 /* The cache directory, made if missing; -1 when it is unsafe or absent. */
 static int cache_dir(const char *dir)
 {
-	struct stat st;
-	int fd;
+	int fd = cachefile_dir(dir, CACHEFILE_CREATE);
 
-	if (mkdir(dir, 0700) && errno != EEXIST) {
-		log_debug("%s: %m: CO-RE target BTF not cached", dir);
-		return -1;
-	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		log_debug("%s: %m: CO-RE target BTF not cached", dir);
-		return -1;
-	}
-	if (fstat(fd, &st) || !S_ISDIR(st.st_mode) || !root_only(&st)) {
+	if (fd == -EPERM)
 		log_debug("%s: not a directory only root writes: not used",
 			  dir);
-		close(fd);
-		return -1;
-	}
-	return fd;
+	else if (fd < 0)
+		log_debug("%s: %s: CO-RE target BTF not cached", dir,
+			  strerror(-fd));
+	return fd < 0 ? -1 : fd;
 }
 
 /*
- * Does @fd hold a BTF libbpf can parse, within the bound? Read, not
- * mapped: a file cut short under a mapping would be a SIGBUS.
+ * Does @fd hold a BTF libbpf can parse? Read, not mapped: a file cut
+ * short under a mapping would be a SIGBUS.
  */
 static bool usable(int fd, const struct stat *st)
 {
@@ -389,9 +374,6 @@ static bool usable(int fd, const struct stat *st)
 	ssize_t n;
 	bool ok = false;
 
-	if (!S_ISREG(st->st_mode) || !root_only(st) || st->st_size <= 0 ||
-	    st->st_size > COREBTF_MAX)
-		return false;
 	p = malloc(len);
 	if (!p)
 		return false;
@@ -414,35 +396,22 @@ static int cache_read(int dfd, const char *name)
 	struct stat st;
 	int fd;
 
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-		    O_CLOEXEC);
-	if (fd < 0) {
-		if (errno != ENOENT)
-			log_debug("%s/%s: %m: cut again", COREBTF_DIR, name);
+	fd = cachefile_open(dfd, name, 0, COREBTF_MAX, &st);
+	if (fd == -ENOENT)
+		return -1;
+	if (fd < 0 && fd != -EPERM && fd != -EBADMSG) {
+		log_debug("%s/%s: %s: cut again", COREBTF_DIR, name,
+			  strerror(-fd));
 		return -1;
 	}
-	if (fstat(fd, &st) || !usable(fd, &st)) {
+	if (fd < 0 || !usable(fd, &st)) {
 		log_debug("%s: not a BTF file only root writes: cut again",
 			  name);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	return fd;
-}
-
-static bool write_all(int fd, const void *p, size_t len)
-{
-	const char *b = p;
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, b, len);
-		if (n <= 0)
-			return false;
-		b += n;
-		len -= n;
-	}
-	return true;
 }
 
 /*
@@ -472,52 +441,27 @@ static void drop_others(int dfd, const char *keep)
 	closedir(d);
 }
 
-/*
- * @len bytes as file @name of @dfd (a temporary renamed over it: a
- * reader sees all of it or none; a link planted under the name is
- * replaced, never followed). Returns a descriptor of it, or -1.
- */
+/* @len bytes as file @name of @dfd. Returns a descriptor of it, or -1. */
 static int cache_write(int dfd, const char *name, const void *p, size_t len)
 {
-	char tmp[96];
-	int fd;
+	char tmp[CACHEFILE_TMP_LEN];
+	int fd, err;
 
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", name, (int)getpid());
-	fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, 0600);
-	/* one a killed run of this pid left behind (the dir is root's) */
-	if (fd < 0 && errno == EEXIST && !unlinkat(dfd, tmp, 0))
-		fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-			    O_CLOEXEC, 0600);
+	fd = cachefile_create(dfd, name, tmp);
 	if (fd < 0) {
-		log_debug("%s/%s: %m: CO-RE target BTF not cached",
-			  COREBTF_DIR, tmp);
+		log_debug("%s/%s: %s: CO-RE target BTF not cached",
+			  COREBTF_DIR, tmp, strerror(-fd));
 		return -1;
 	}
-	/* synced first: a crash must not leave a torn cut under the name */
-	if (!write_all(fd, p, len) || fsync(fd) ||
-	    renameat(dfd, tmp, dfd, name)) {
-		log_debug("%s/%s: %m: CO-RE target BTF not cached",
-			  COREBTF_DIR, name);
-		unlinkat(dfd, tmp, 0);
+	err = cachefile_commit(dfd, tmp, name, fd,
+			       cachefile_write_all(fd, p, len));
+	if (err) {
+		log_debug("%s/%s: %s: CO-RE target BTF not cached",
+			  COREBTF_DIR, name, strerror(-err));
 		close(fd);
 		return -1;
 	}
 	drop_others(dfd, name);
-	return fd;
-}
-
-/* Not kept: the cut in memory, for this run alone. */
-static int memory_file(const void *p, size_t len)
-{
-	int fd = memfd_create("scry-core-btf", MFD_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (!write_all(fd, p, len)) {
-		close(fd);
-		return -1;
-	}
 	return fd;
 }
 
@@ -559,8 +503,11 @@ int corebtf_open(const char *dir, const void *obj, size_t objsz,
 	if (fd < 0 && !cut_engine(obj, objsz, vmlinux, &raw, &len, &cut)) {
 		if (dfd >= 0)
 			fd = cache_write(dfd, name, raw, len);
+		/* not kept: the cut in memory, for this run alone */
 		if (fd < 0)
-			fd = memory_file(raw, len);
+			fd = cachefile_memfd("scry-core-btf", raw, len);
+		if (fd < 0)
+			fd = -1;
 	}
 	btf__free(cut);
 	if (dfd >= 0)

@@ -36,6 +36,8 @@ static const struct {
 	const char *fix;
 } stat_text[] = {
 	{ SCRY_STAT_AGG_FULL, "aggregation drops", "raise --max-keys" },
+	{ SCRY_STAT_AGG_NOMEM, "aggregation drops (the kernel could not "
+	  "allocate map memory)", NULL },
 	{ SCRY_STAT_STACK_FULL, "stack drops (stack store full)",
 	  "raise --max-stacks" },
 	{ SCRY_STAT_KSTACK_ERR, "kernel stacks not captured", NULL },

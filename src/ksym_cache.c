@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <scry/cachefile.h>
 #include <scry/ksym_cache.h>
 #include <scry/symtab.h>
 
@@ -24,6 +25,8 @@
 #define KC_MAX_SYMS	(1u << 22)	/* kallsyms has ~10^5 functions */
 #define KC_MAX_NAMES	(64u << 20)
 #define KC_BUF		65536
+#define KC_MAX		(sizeof(struct kc_header) + 12ULL * KC_MAX_SYMS + \
+			 KC_MAX_NAMES)
 
 struct kc_header {
 	char magic[8];
@@ -65,33 +68,6 @@ int ksym_cache_boot_id(char *id)
 	return 0;
 }
 
-/*
- * @dir as a descriptor, only if it is a directory itself (not a
- * symlink to one), owned by the euid and closed to everyone else: a
- * directory another user can write in lets them swap the file.
- */
-static int open_dir(const char *dir, bool create)
-{
-	struct stat st;
-	int fd;
-
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && create) {
-		if (mkdir(dir, 0700) && errno != EEXIST)
-			return -errno;
-		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-			  O_CLOEXEC);
-	}
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != geteuid() || (st.st_mode & 077)) {
-		close(fd);
-		return -EPERM;
-	}
-	return fd;
-}
-
 static void boot_id_field(char *field, const char *boot_id)
 {
 	memset(field, 0, sizeof(((struct kc_header *)0)->boot_id));
@@ -128,23 +104,16 @@ static int file_crc(int fd, const struct kc_header *h, size_t size,
 	return 0;
 }
 
+/* The header and checksum of @fd, a cache file of @size bytes. */
 static int check_file(int fd, const char *boot_id, struct kc_header *h,
-		      size_t *size)
+		      size_t size)
 {
 	char want[sizeof(h->boot_id)];
-	struct stat st;
 	__u64 body;
 	__u32 crc = 0;
 	int err;
 
-	if (fstat(fd, &st))
-		return -errno;
-	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 077) || st.st_nlink != 1)
-		return -EPERM;
-	if (st.st_size < (off_t)sizeof(*h) ||
-	    (__u64)st.st_size > sizeof(*h) + 12ULL * KC_MAX_SYMS +
-	    KC_MAX_NAMES)
+	if (size < sizeof(*h))
 		return -EBADMSG;
 	if (pread(fd, h, sizeof(*h), 0) != (ssize_t)sizeof(*h))
 		return -EBADMSG;
@@ -155,10 +124,9 @@ static int check_file(int fd, const char *boot_id, struct kc_header *h,
 	    h->names_len > KC_MAX_NAMES)
 		return -EBADMSG;
 	body = 12 * h->n + h->names_len;
-	if ((__u64)st.st_size != sizeof(*h) + body)
+	if (size != sizeof(*h) + body)
 		return -EBADMSG;
-	*size = st.st_size;
-	err = file_crc(fd, h, *size, &crc);
+	err = file_crc(fd, h, size, &crc);
 	if (err)
 		return err;
 	return crc == h->crc ? 0 : -EBADMSG;
@@ -168,22 +136,23 @@ struct ksym_cache *ksym_cache_open(const char *dir, const char *boot_id)
 {
 	struct ksym_cache *c = NULL;
 	struct kc_header h;
+	struct stat st;
 	size_t size = 0;
 	int dfd, fd = -1, err;
 
-	dfd = open_dir(dir, false);
+	dfd = cachefile_dir(dir, CACHEFILE_SECRET);
 	if (dfd < 0) {
 		err = dfd;
 		goto out;
 	}
-	/* O_NONBLOCK: a FIFO planted there must not hang the open. */
-	fd = openat(dfd, KSYM_CACHE_FILE,
-		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = cachefile_open(dfd, KSYM_CACHE_FILE, CACHEFILE_SECRET, KC_MAX,
+			    &st);
 	if (fd < 0) {
-		err = -errno;
+		err = fd;
 		goto out;
 	}
-	err = check_file(fd, boot_id, &h, &size);
+	size = st.st_size;
+	err = check_file(fd, boot_id, &h, size);
 	if (err)
 		goto out;
 	c = calloc(1, sizeof(*c));
@@ -269,18 +238,8 @@ struct kc_out {
 
 static void out_flush(struct kc_out *o)
 {
-	size_t at = 0;
-
-	while (!o->err && at < o->len) {
-		ssize_t put = write(o->fd, o->buf + at, o->len - at);
-
-		if (put < 0 && errno == EINTR)
-			continue;
-		if (put <= 0)
-			o->err = put < 0 ? -errno : -EIO;
-		else
-			at += put;
-	}
+	if (!o->err)
+		o->err = cachefile_write_all(o->fd, o->buf, o->len);
 	o->len = 0;
 }
 
@@ -337,7 +296,7 @@ int ksym_cache_write(const char *dir, const char *boot_id,
 {
 	struct kc_header h = { .n = n, .end = end };
 	struct kc_out *o = NULL;
-	char tmp[64];
+	char tmp[CACHEFILE_TMP_LEN];
 	size_t i;
 	int dfd, err;
 
@@ -353,7 +312,7 @@ int ksym_cache_write(const char *dir, const char *boot_id,
 		return -E2BIG;
 	memcpy(h.magic, KC_MAGIC, sizeof(h.magic));
 	boot_id_field(h.boot_id, boot_id);
-	dfd = open_dir(dir, true);
+	dfd = cachefile_dir(dir, CACHEFILE_SECRET | CACHEFILE_CREATE);
 	if (dfd < 0)
 		return dfd;
 	o = malloc(sizeof(*o));
@@ -363,26 +322,14 @@ int ksym_cache_write(const char *dir, const char *boot_id,
 	}
 	o->err = 0;
 	o->len = 0;
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", KSYM_CACHE_FILE, (int)getpid());
-	/* A leftover of a run killed with this pid: ours to remove. */
-	o->fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		       O_CLOEXEC, 0600);
-	if (o->fd < 0 && errno == EEXIST && !unlinkat(dfd, tmp, 0))
-		o->fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
-			       O_NOFOLLOW | O_CLOEXEC, 0600);
+	o->fd = cachefile_create(dfd, KSYM_CACHE_FILE, tmp);
 	if (o->fd < 0) {
-		err = -errno;
+		err = o->fd;
 		goto out;
 	}
 	err = write_body(o, &h, t, first);
-	if (close(o->fd) && !err)
-		err = -errno;
-	/* rename replaces whatever the name held, symlink included,
-	 * without following it */
-	if (!err && renameat(dfd, tmp, dfd, KSYM_CACHE_FILE))
-		err = -errno;
-	if (err)
-		unlinkat(dfd, tmp, 0);
+	err = cachefile_commit(dfd, tmp, KSYM_CACHE_FILE, o->fd, err);
+	close(o->fd);
 out:
 	free(o);
 	close(dfd);

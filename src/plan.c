@@ -2910,6 +2910,17 @@ const char *plan_what(const struct plan *p)
 	return buf;
 }
 
+bool plan_in_task(const struct plan *p)
+{
+	int i;
+
+	for (i = 0; i < p->nprobes; i++)
+		if (!(p->probes[i].src->flags & SOURCE_IN_TASK) ||
+		    p->probes[i].outside_task)
+			return false;
+	return true;
+}
+
 int plan_main_map(const struct plan *p)
 {
 	int i;

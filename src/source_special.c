@@ -50,7 +50,7 @@ const struct source source_begin = {
 	.name = "BEGIN",
 	.usage = "BEGIN",
 	.what = "once, before any other probe fires",
-	.flags = SOURCE_SPECIAL | SOURCE_NO_STACKS,
+	.flags = SOURCE_SPECIAL | SOURCE_NO_STACKS | SOURCE_IN_TASK,
 	.plan = begin_plan,
 	.prepare = special_prepare,
 };
@@ -59,7 +59,7 @@ const struct source source_end = {
 	.name = "END",
 	.usage = "END",
 	.what = "once, after tracing stops and before the maps print",
-	.flags = SOURCE_SPECIAL | SOURCE_NO_STACKS,
+	.flags = SOURCE_SPECIAL | SOURCE_NO_STACKS | SOURCE_IN_TASK,
 	.plan = end_plan,
 	.prepare = special_prepare,
 };
@@ -70,7 +70,7 @@ const struct source source_dtrace = {
 	.what = "DTrace's names of BEGIN and END",
 	.min_parts = 3,
 	.max_parts = 3,
-	.flags = SOURCE_SPECIAL | SOURCE_NO_STACKS,
+	.flags = SOURCE_SPECIAL | SOURCE_NO_STACKS | SOURCE_IN_TASK,
 	.plan = dtrace_plan,
 	.prepare = special_prepare,
 };

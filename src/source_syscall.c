@@ -56,6 +56,13 @@ static int syscall_glob(struct plan_probe *pp, const char *glob)
 	return n;
 }
 
+/* io_uring completions, counted as io_uring_read, io_uring_write (abi.h) */
+static bool wants_uring(const struct plan_probe *pp)
+{
+	return pp->syscall_set[SCRY_SYSCALL_URING_READ / 64] &
+	       (3ULL << (SCRY_SYSCALL_URING_READ % 64));
+}
+
 /*
  * NAME[,NAME...] -> the probe's bitmap of syscall numbers. A NAME may be
  * a glob (syscall:*read*). DTrace's syscall::NAME:entry and :return are
@@ -111,6 +118,11 @@ static int syscall_plan(struct plan *p, struct plan_probe *pp,
 		}
 		c += n + (c[n] == ',');
 	}
+	/*
+	 * the completion program (raw_tp/io_uring_complete) is not known
+	 * to run in a task: the maps stay preallocated
+	 */
+	pp->outside_task = wants_uring(pp);
 	return 0;
 }
 
@@ -128,13 +140,6 @@ static int syscall_list(FILE *f, char *parts[], int nparts, int pid)
 		found++;
 	}
 	return found ? 0 : 1;
-}
-
-/* io_uring completions, counted as io_uring_read, io_uring_write (abi.h) */
-static bool wants_uring(const struct plan_probe *pp)
-{
-	return pp->syscall_set[SCRY_SYSCALL_URING_READ / 64] &
-	       (3ULL << (SCRY_SYSCALL_URING_READ % 64));
 }
 
 static int syscall_prepare(struct attach *a, const struct plan_probe *pp)
@@ -185,7 +190,7 @@ const struct source source_syscall = {
 	.max_parts = 3,
 	.fields = SOURCE_F_ARGS | SOURCE_F_RETVAL | SOURCE_F_LATENCY |
 		  SOURCE_F_ERRNO | SOURCE_F_FDPATH | SOURCE_F_FUNC,
-	.flags = SOURCE_END,
+	.flags = SOURCE_END | SOURCE_IN_TASK,
 	.plan = syscall_plan,
 	.list = syscall_list,
 	.prepare = syscall_prepare,

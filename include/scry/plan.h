@@ -129,6 +129,11 @@ struct plan_probe {
 	bool at_end;		/* END */
 	char **names;		/* tracepoint globs: "CAT:NAME" matched */
 	int nnames;
+	/*
+	 * One of its programs may run outside a task although its kind's
+	 * run in one (SOURCE_IN_TASK): syscall's io_uring completions.
+	 */
+	bool outside_task;
 };
 
 enum plan_map_kind {
@@ -282,6 +287,12 @@ const char *plan_probe_label(const struct plan *p, __u64 v, bool func,
 
 /* What the banner says is traced: "offcpu", "3 probes". */
 const char *plan_what(const struct plan *p);
+
+/*
+ * Does every program the probes of @p load run in a task with
+ * interrupts on (each kind SOURCE_IN_TASK, no probe outside_task)?
+ */
+bool plan_in_task(const struct plan *p);
 
 /* Syscall number of @name on this architecture, or -1. */
 int plan_syscall_nr(const char *name);

@@ -48,6 +48,16 @@ struct expr_error;
  * (detach.c).
  */
 #define SOURCE_SLOW_DETACH	(1u << 7)
+/*
+ * Its programs run in a task with interrupts on (a uprobe, a syscall,
+ * BEGIN and END under BPF_PROG_TEST_RUN), never in an interrupt or NMI
+ * or with a lock held that an allocation could need: where every
+ * probe's kind says so, the hash maps fill as keys arrive instead of
+ * being preallocated (plan_in_task(), attach.c). A probe of such a kind
+ * that loads a program that may run elsewhere says so in its plan hook
+ * (plan_probe.outside_task).
+ */
+#define SOURCE_IN_TASK		(1u << 8)
 
 struct source {
 	const char *name;	/* the kind as written: "uprobe" */

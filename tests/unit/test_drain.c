@@ -197,6 +197,9 @@ static void test_drain(struct attach *a, const struct plan *p)
 	id = SCRY_STAT_UNWIND_FIRST + SCRY_UNWIND_STAT_DEPTH;
 	bpf_map__update_elem(a->skel->maps.stats, &id, sizeof(id), per_cpu,
 			     ncpu * sizeof(*per_cpu), BPF_ANY);
+	id = SCRY_STAT_AGG_NOMEM;
+	bpf_map__update_elem(a->skel->maps.stats, &id, sizeof(id), per_cpu,
+			     ncpu * sizeof(*per_cpu), BPF_ANY);
 	per_cpu[ncpu - 1] = 99;	/* events: not a loss, never reported */
 	id = SCRY_STAT_EVENTS;
 	bpf_map__update_elem(a->skel->maps.stats, &id, sizeof(id), per_cpu,
@@ -276,7 +279,13 @@ static void test_drain(struct attach *a, const struct plan *p)
 	st = stat_of(&r, "user stacks deeper than 127 frames");
 	CHECK_INT(st ? st->count : 0, 1, "drain: the unwinder's depth counter");
 	CHECK(st && !st->fix, "drain: ... which has no option to fix it");
-	CHECK_INT(r.nstats, 2, "drain: counters at zero and 'events' not reported");
+	/* a key the kernel had no memory for: not "raise --max-keys" */
+	st = stat_of(&r, "aggregation drops (the kernel could not allocate "
+		     "map memory)");
+	CHECK_INT(st ? st->count : 0, 1,
+		  "drain: keys lost to the kernel's memory, counted apart");
+	CHECK(st && !st->fix, "drain: ... and not told to raise --max-keys");
+	CHECK_INT(r.nstats, 3, "drain: counters at zero and 'events' not reported");
 	report_clear(&r);
 
 	/* --interval: a clearing drain reports the same, then the map is empty */

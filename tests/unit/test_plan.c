@@ -302,32 +302,38 @@ static void test_kinds(void)
 		const char *in;
 		const struct source *src;
 		unsigned flags;
+		bool in_task;	/* its maps may fill as keys arrive */
 	} cases[] = {
 		{ "offcpu", &source_offcpu,
-		  SCRY_CL_END | SCRY_CL_STACKS_AT_BEGIN | SCRY_CL_SWITCH_END },
-		{ "uprobe:libc:malloc", &source_uprobe, 0 },
-		{ "uretprobe:libc:malloc", &source_uretprobe, SCRY_CL_END },
-		{ "usdt:./srv:app:start", &source_usdt, 0 },
-		{ "syscall:read", &source_syscall, SCRY_CL_END },
-		{ "syscall::read:entry", &source_syscall, SCRY_CL_ENTRY },
-		{ "syscall::read:return", &source_syscall, SCRY_CL_END },
-		{ "tracepoint:test:ev", &source_tracepoint, 0 },
-		{ "profile", &source_profile, 0 },
-		{ "profile:hz:49", &source_profile, 0 },
-		{ "interval:s:1", &source_interval, SCRY_CL_ANY_TASK },
-		{ "software:faults:1", &source_software, 0 },
-		{ "hardware:cycles", &source_hardware, 0 },
-		{ "kprobe:vfs_read", &source_kprobe, 0 },
-		{ "kretprobe:vfs_read", &source_kretprobe, SCRY_CL_END },
-		{ "fbt::vfs_read:entry", &source_fbt, 0 },
-		{ "fbt::vfs_read:return", &source_fbt, SCRY_CL_END },
-		{ "BEGIN", &source_begin, 0 },
-		{ "END", &source_end, 0 },
+		  SCRY_CL_END | SCRY_CL_STACKS_AT_BEGIN | SCRY_CL_SWITCH_END,
+		  false },
+		{ "uprobe:libc:malloc", &source_uprobe, 0, true },
+		{ "uretprobe:libc:malloc", &source_uretprobe, SCRY_CL_END, true },
+		{ "usdt:./srv:app:start", &source_usdt, 0, true },
+		{ "syscall:read", &source_syscall, SCRY_CL_END, true },
+		{ "syscall::read:entry", &source_syscall, SCRY_CL_ENTRY, true },
+		{ "syscall::read:return", &source_syscall, SCRY_CL_END, true },
+		{ "tracepoint:test:ev", &source_tracepoint, 0, false },
+		{ "profile", &source_profile, 0, false },
+		{ "profile:hz:49", &source_profile, 0, false },
+		{ "interval:s:1", &source_interval, SCRY_CL_ANY_TASK, false },
+		{ "software:faults:1", &source_software, 0, false },
+		{ "hardware:cycles", &source_hardware, 0, false },
+		{ "kprobe:vfs_read", &source_kprobe, 0, false },
+		{ "kretprobe:vfs_read", &source_kretprobe, SCRY_CL_END, false },
+		{ "fbt::vfs_read:entry", &source_fbt, 0, false },
+		{ "fbt::vfs_read:return", &source_fbt, SCRY_CL_END, false },
+		{ "BEGIN", &source_begin, 0, true },
+		{ "END", &source_end, 0, true },
+		/* io_uring completions: not known to run in a task */
+		{ "syscall:io_uring_read", &source_syscall, SCRY_CL_END,
+		  false },
 	};
+	struct planned *pl;
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct planned *pl = plan_ok(cases[i].in);
+		pl = plan_ok(cases[i].in);
 
 		if (!pl->ret) {
 			CHECK(pl->p.probes[0].src == cases[i].src,
@@ -336,6 +342,8 @@ static void test_kinds(void)
 							     SCRY_CL_USTACK),
 				  cases[i].flags, label("flags: %s",
 						       cases[i].in));
+			CHECK_INT(plan_in_task(&pl->p), cases[i].in_task,
+				  label("in a task: %s", cases[i].in));
 			/* a bare probe counts its firings */
 			CHECK(pl->p.nmaps == 1 && pl->p.maps[0].agg ==
 			      SCRY_AGG_COUNT, label("counts: %s",
@@ -343,6 +351,21 @@ static void test_kinds(void)
 		}
 		done(pl);
 	}
+	/* in a task only if every probe's programs are */
+	pl = plan_ok("uprobe:libc:malloc { @u = count() } "
+		     "syscall:read { @s = count() } BEGIN { @b = count() }");
+	CHECK(!pl->ret && plan_in_task(&pl->p),
+	      "in a task: uprobe, syscall and BEGIN together");
+	done(pl);
+	pl = plan_ok("uprobe:libc:malloc { @u = count() } "
+		     "profile { @p = count() }");
+	CHECK(!pl->ret && !plan_in_task(&pl->p),
+	      "in a task: not with a profile probe beside the uprobe");
+	done(pl);
+	pl = plan_ok("syscall:read,io_uring_write { @s = count() }");
+	CHECK(!pl->ret && !plan_in_task(&pl->p),
+	      "in a task: not with io_uring completions in the list");
+	done(pl);
 	for (i = 0; sources[i]; i++)
 		CHECK(source_find(sources[i]->name) == sources[i],
 		      label("source_find(%s)", sources[i]->name));
