@@ -51,6 +51,11 @@ bool events_exit(const struct events *e)
 	return e && e->exit;
 }
 
+int events_error(const struct events *e)
+{
+	return e ? e->err : 0;
+}
+
 /*
  * A string value through %s (with its width, precision), escaped like
  * every name a traced process gives (sane.h): a comm or a path must not

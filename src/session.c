@@ -522,6 +522,12 @@ static int wait_loop(struct session *s, double tick)
 		handle_notices(s, slice, true, false);
 		if (events_exit(s->events))
 			return 0;	/* a clause called exit() */
+		/*
+		 * The stream's reader is gone (| head) or its disk is full:
+		 * nothing more can be said, so the run ends as at a stop.
+		 */
+		if (events_error(s->events))
+			return 0;
 		/* a held exec or mmap waits for its table */
 		cmd_serve(s->cmd, &(struct cmd_hooks){
 			.held = on_cmd_held, .file = on_cmd_file,
@@ -853,7 +859,7 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 	static int others[SCRY_MAX_FOLLOWED];
 	int nothers;
 	double start, t0;
-	int err, i;
+	int err, derr, i;
 
 	s.a.plan = p;
 	s.a.opts = o;
@@ -916,10 +922,15 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 		ring_buffer__consume(s.rb);
 	nothers = s.cmd ? cmd_others(&s, others, SCRY_MAX_FOLLOWED) : 0;
 	if (s.a.skel && s.rb) {
-		int derr = snapshot(&s, p, &t0, false);
-
+		derr = snapshot(&s, p, &t0, false);
 		if (derr != -EPIPE)
 			err = err ? : derr;
+	}
+	/* the printed stream failed: said once; a closed pipe is not */
+	derr = events_error(s.events);
+	if (derr && derr != -EPIPE) {
+		log_err("writing the output: %s", strerror(-derr));
+		err = err ? : derr;
 	}
 	/* the answer is out; now the command, and all it started, ends */
 	cmd_stop(s.cmd, others, nothers);

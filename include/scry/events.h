@@ -24,4 +24,7 @@ int events_consume(void *ctx, void *data, size_t len);
 /* Has a clause called exit()? */
 bool events_exit(const struct events *e);
 
+/* The first error writing the stream (-EPIPE: its reader is gone), or 0. */
+int events_error(const struct events *e);
+
 #endif /* SCRY_EVENTS_H */

@@ -176,6 +176,22 @@ check_eq "| true (EPIPE): scry's exit status" "${PIPESTATUS[0]}" 0
 check_eq "| true (EPIPE): nothing but the banner and loss counters on stderr" \
 	"$(grep -Evc '^scry: tracing|^[0-9]+ ' "$TMP/pipe.err")" 0 "$TMP/pipe.err"
 
+# a pipe closed while printf's stream runs (| head): the run ends there,
+# quietly, and takes the command with it (it would run for minutes)
+timeout 60 "$SCRY" -q -c "$WL/malloc_wl rate 1000000000" \
+	'uprobe:libc:malloc /arg0 == 16/ { printf("malloc %d\n", arg0) }' \
+	2>"$TMP/head.err" | head -2 >"$TMP/head.out"
+check_eq "printf | head -2: scry ends with status 0 once head is gone" \
+	"${PIPESTATUS[0]}" 0 "$TMP/head.err"
+check_eq "printf | head -2: the two lines head read" \
+	"$(cat "$TMP/head.out")" "malloc 16
+malloc 16"
+"$SCRY" -q -d 30 'BEGIN { printf("begin\n") } uprobe:libc:malloc { printf("m\n") }' \
+	>/dev/full 2>"$TMP/full.err"
+check_status "printf to a full disk: status 1" $? 1 "$TMP/full.err"
+check_eq "printf to a full disk: one line saying so" \
+	"$(grep -v '^[0-9]' "$TMP/full.err")" "scry: writing the output: No space left on device"
+
 # --lines: source file and line of frames, in text and in JSON
 line=$(grep -n 'sink = malloc(555);' tests/workloads/inline_wl.c | cut -d: -f1)
 "$SCRY" -q --json --lines -c "$WL/inline_wl" 'uprobe:libc:malloc /arg0 == 555/ { @[ustack] = count() }' >"$TMP/lines.json" 2>/dev/null
