@@ -18,6 +18,7 @@
 #include <scry/proc.h>
 #include <scry/expr.h>
 #include <scry/format.h>
+#include <scry/hint.h>
 #include <scry/kernel.h>
 #include <scry/list.h>
 #include <scry/log.h>
@@ -457,6 +458,20 @@ static __u32 ring_size(unsigned long long v)
 	return n;
 }
 
+/* getopt's complaint, in one line: @opt '?' (unknown) or ':' (no value). */
+static void bad_option(int opt, const char *arg)
+{
+	char shortopt[3] = { '-', (char)optopt, 0 };
+
+	/* a short option may sit in a group (-qx): named alone */
+	if (arg[0] == '-' && arg[1] != '-' && optopt > 0 && optopt < 128)
+		arg = shortopt;
+	if (opt == ':')
+		log_err("option '%s' needs a value (try 'scry --help')", arg);
+	else
+		log_err("unknown option '%s' (try 'scry --help')", arg);
+}
+
 static int parse_args(struct cli *c, int argc, char **argv)
 {
 	unsigned long long v;
@@ -472,7 +487,8 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		c->o.max_unwind_rows = 1 << 21;	/* 16 MiB of 8-byte rows */
 	if (!c->o.buffer_size)
 		c->o.buffer_size = 1 << 22;
-	while (!err && (opt = getopt_long(argc, argv, "+p:c:u:d:o:F:e:f:alqvwhV",
+	opterr = 0;	/* said below in one line, without argv[0]'s path */
+	while (!err && (opt = getopt_long(argc, argv, "+:p:c:u:d:o:F:e:f:alqvwhV",
 					  long_opts(), NULL)) != -1) {
 		switch (opt) {
 		case 'p': err = parse_pid(c, optarg); break;
@@ -549,11 +565,43 @@ static int parse_args(struct cli *c, int argc, char **argv)
 				c->o.format = &format_table[opt - OPT_FORMAT];
 				break;
 			}
-			fprintf(stderr, "Try 'scry --help'.\n");
+			bad_option(opt, argv[optind - 1]);
 			return -EINVAL;
 		}
 	}
 	return err;
+}
+
+/*
+ * A program that fails to parse or plan and is one bare word was most
+ * likely a question misspelt (mallocs) or guessed (help), not a probe:
+ * said so, with the questions, instead of a probe error at column 1.
+ */
+static void program_error(const char *prog, const struct expr_error *eerr)
+{
+	struct hint h[2];
+	char hint[128], names[128];
+	size_t i, k = 0, n = strlen(prog);
+	int nh = 0;
+
+	if (!n || strspn(prog, "abcdefghijklmnopqrstuvwxyz"
+			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != n ||
+	    !strstr(eerr->msg, "unknown probe kind")) {
+		expr_print_error(stderr, prog, eerr);
+		return;
+	}
+	for (i = 0; i < sizeof(questions) / sizeof(questions[0]); i++) {
+		const char *q = questions[i].name;
+
+		hint_offer(h, &nh, 2, q, strlen(q),
+			   hint_distance(prog, n, q, strlen(q),
+					 hint_limit(n)));
+		k += snprintf(names + k, sizeof(names) - k, "%s%s",
+			      i ? " " : "", q);
+	}
+	log_err("unknown question '%s'%s (questions: %s; 'scry --help' "
+		"shows them and how to write a program)", prog,
+		hint_format(h, nh, hint, sizeof(hint)), names);
 }
 
 /* The question (or expression) and any options written after it. */
@@ -740,12 +788,12 @@ int main(int argc, char **argv)
 
 	e = expr_parse(c.program, &eerr);
 	if (!e) {
-		expr_print_error(stderr, c.program, &eerr);
+		program_error(c.program, &eerr);
 		free(c.file_text);
 		return EXIT_USAGE;
 	}
 	if (plan_build(e, &plan, &plan_env_system, c.o.unsafe, &eerr)) {
-		expr_print_error(stderr, c.program, &eerr);
+		program_error(c.program, &eerr);
 		status = EXIT_USAGE;
 		goto out;
 	}

@@ -8,7 +8,11 @@ expect "no such pid" 2 '^scry: -p: pid 999999999: no such process$' -- "$SCRY" o
 expect "bad pid" 2 "^scry: -p: invalid value 'abc'" -- "$SCRY" offcpu -p abc
 expect "-c not found" 2 '^scry: -c: no-such-cmd-xyz: command not found$' -- "$SCRY" offcpu -c 'no-such-cmd-xyz --flag'
 expect "bad duration" 2 "^scry: -d: invalid duration 'soon'" -- "$SCRY" offcpu -d soon
-expect "unknown option" 2 'unrecognized option' -- "$SCRY" offcpu --frobnicate
+expect "unknown option" 2 "^scry: unknown option '--frobnicate' \(try 'scry --help'\)$" -- "$SCRY" offcpu --frobnicate
+expect "unknown option in a group" 2 "^scry: unknown option '-x' \(try 'scry --help'\)$" -- "$SCRY" -qx offcpu
+expect "option without its value" 2 "^scry: option '--max-keys' needs a value \(try 'scry --help'\)$" -- "$SCRY" offcpu --max-keys
+expect "misspelt question" 2 "^scry: unknown question 'mallocs'; did you mean: malloc\? \(questions: offcpu malloc read write profile; " -- "$SCRY" mallocs -p 1
+expect "guessed question" 2 "^scry: unknown question 'help' \(questions: " -- "$SCRY" help
 expect "no question" 2 '^scry: no question or expression given' -- "$SCRY"
 expect "unknown state" 2 "^scry: --state: unknown state 'X' \(all, S, D\)$" -- "$SCRY" offcpu --state X
 expect "unknown probe kind" 2 "^scry: unknown probe kind 'offcup'" -- "$SCRY" 'offcup { @ = count() }'
