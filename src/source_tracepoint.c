@@ -18,6 +18,7 @@
 #include <scry/plan.h>
 #include <scry/source.h>
 #include <scry/expr.h>
+#include <scry/hint.h>
 #include <scry/tracefs.h>
 #include "scry.skel.h"
 
@@ -103,6 +104,28 @@ static int tp_list(FILE *f, char *parts[], int nparts, int pid)
 	return n ? 0 : 1;
 }
 
+/* "; did you mean: sched:sched_switch?" for @want ("CAT:NAME"), or "" */
+static const char *tp_hint(const char *want, char *buf, size_t len)
+{
+	struct plan_probe all = {};
+	struct tp_names t = { .pp = &all };
+	size_t wl = strlen(want);
+	struct hint h[3];
+	int nh = 0, i;
+
+	/* every tracepoint tracefs has, collected as a glob's would be */
+	plan_env_system.tp_glob("*", "*", tp_name_add, &t);
+	for (i = 0; i < all.nnames; i++)
+		hint_offer(h, &nh, 3, all.names[i], strlen(all.names[i]),
+			   hint_distance(want, wl, all.names[i],
+					 strlen(all.names[i]), hint_limit(wl)));
+	hint_format(h, nh, buf, len);
+	for (i = 0; i < all.nnames; i++)
+		free(all.names[i]);
+	free(all.names);
+	return buf;
+}
+
 static int tp_attach(struct attach *a, const struct plan_probe *pp)
 {
 	struct bpf_program *prog = attach_clause_prog(a, "tp", pp->clause);
@@ -126,10 +149,14 @@ static int tp_attach(struct attach *a, const struct plan_probe *pp)
 		name++;
 		l = bpf_program__attach_tracepoint_opts(prog, cat, name, &opts);
 		if (!l) {
+			char hint[256] = "";
+
 			err = -errno;
-			log_err("tracepoint:%s:%s: %s", cat, name,
+			if (err == -ENOENT)
+				tp_hint(pp->names[i], hint, sizeof(hint));
+			log_err("tracepoint:%s:%s: %s%s", cat, name,
 				err == -ENOENT ? "no such tracepoint" :
-				strerror(-err));
+				strerror(-err), hint);
 			a->usage_error = err == -ENOENT;
 			return err;
 		}

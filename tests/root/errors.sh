@@ -12,6 +12,7 @@ expect "unknown option" 2 "^scry: unknown option '--frobnicate' \(try 'scry --he
 expect "unknown option in a group" 2 "^scry: unknown option '-x' \(try 'scry --help'\)$" -- "$SCRY" -qx offcpu
 expect "option without its value" 2 "^scry: option '--max-keys' needs a value \(try 'scry --help'\)$" -- "$SCRY" offcpu --max-keys
 expect "misspelt question" 2 "^scry: unknown question 'mallocs'; did you mean: malloc\? \(questions: offcpu malloc read write profile; " -- "$SCRY" mallocs -p 1
+expect "misspelt tracepoint" 2 "^scry: tracepoint:sched:sched_switchh: no such tracepoint; did you mean: sched:sched_switch\?$" -- "$SCRY" 'tracepoint:sched:sched_switchh { @ = count() }'
 expect "guessed question" 2 "^scry: unknown question 'help' \(questions: " -- "$SCRY" help
 expect "no question" 2 '^scry: no question or expression given' -- "$SCRY"
 expect "unknown state" 2 "^scry: --state: unknown state 'X' \(all, S, D\)$" -- "$SCRY" offcpu --state X
