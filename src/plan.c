@@ -2835,20 +2835,24 @@ static int clause_labels(struct plan *p, int ci)
 	for (i = 0; i < cl->nprobes; i++) {
 		struct plan_probe *pp = &p->probes[cl->first_probe + i];
 		const struct expr_probe *ep = pp->ep;
+		const char *kind;
 
 		pp->cookie0 = cl->nlabels;
 		if (pp->src == &source_syscall)
 			cl->by_syscall = true;
+		/* as bpftrace names it: t:sched:x is tracepoint:sched:x */
+		kind = pp->src->alias && !strcmp(ep->kind, pp->src->alias) ?
+		       pp->src->name : ep->kind;
 		for (j = 0; j < (pp->nnames ? pp->nnames : 1); j++) {
 			const char *func;
 
 			if (pp->nnames) {
-				snprintf(buf, sizeof(buf), "%s:%s", ep->kind,
+				snprintf(buf, sizeof(buf), "%s:%s", kind,
 					 pp->names[j]);
 				func = strchr(pp->names[j], ':') + 1;
 			} else {
 				int k, o = snprintf(buf, sizeof(buf), "%s",
-						    ep->kind);
+						    kind);
 
 				for (k = 0; k < ep->nparts && o < (int)sizeof(buf);
 				     k++)

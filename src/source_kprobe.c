@@ -110,6 +110,7 @@ static int kprobe_attach(struct attach *a, const struct plan_probe *pp)
 
 const struct source source_kprobe = {
 	.name = "kprobe",
+	.alias = "k",
 	.usage = "kprobe:FUNC[+OFFSET]",
 	.what = "entry of a kernel function; arg0..arg5 (needs CONFIG_KPROBES)",
 	.min_parts = 1,
@@ -123,6 +124,7 @@ const struct source source_kprobe = {
 
 const struct source source_kretprobe = {
 	.name = "kretprobe",
+	.alias = "kr",
 	.usage = "kretprobe:FUNC",
 	.what = "return of a kernel function; retval, latency, arg0..arg5",
 	.min_parts = 1,

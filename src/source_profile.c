@@ -303,6 +303,7 @@ static int perf_attach(struct attach *a, const struct plan_probe *pp)
 
 const struct source source_profile = {
 	.name = "profile",
+	.alias = "p",
 	.usage = "profile[:HZ]",
 	.what = "CPU samples on every CPU (default 99 Hz; profile:hz:N, "
 		"profile:ms:N too)",
@@ -315,6 +316,7 @@ const struct source source_profile = {
 
 const struct source source_interval = {
 	.name = "interval",
+	.alias = "i",
 	.usage = "interval:s|ms|us|hz:N",
 	.what = "every N seconds (or ms, us; or N times a second), on one CPU",
 	.min_parts = 2,
@@ -328,6 +330,7 @@ const struct source source_interval = {
 
 const struct source source_software = {
 	.name = "software",
+	.alias = "s",
 	.usage = "software:EVENT[:COUNT]",
 	.what = "every COUNT software events: page-faults, context-switches, "
 		"cpu-migrations, ...",
@@ -341,6 +344,7 @@ const struct source source_software = {
 
 const struct source source_hardware = {
 	.name = "hardware",
+	.alias = "h",
 	.usage = "hardware:EVENT[:COUNT]",
 	.what = "every COUNT hardware events: cycles, cache-misses, ... (needs "
 		"a PMU)",

@@ -169,6 +169,7 @@ static int tp_attach(struct attach *a, const struct plan_probe *pp)
 
 const struct source source_tracepoint = {
 	.name = "tracepoint",
+	.alias = "t",
 	.usage = "tracepoint:CAT:NAME",
 	.what = "a kernel tracepoint; its fields as args.FIELD",
 	.min_parts = 2,

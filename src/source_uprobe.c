@@ -450,6 +450,7 @@ static int usdt_list(FILE *f, char *parts[], int nparts, int pid)
 
 const struct source source_uprobe = {
 	.name = "uprobe",
+	.alias = "u",
 	.usage = "uprobe:LIB:FUNC",
 	.what = "entry of a user function; arg0..arg5",
 	.min_parts = 2,
@@ -466,6 +467,7 @@ const struct source source_uprobe = {
 
 const struct source source_uretprobe = {
 	.name = "uretprobe",
+	.alias = "ur",
 	.usage = "uretprobe:LIB:FUNC",
 	.what = "return of a user function; retval, latency",
 	.min_parts = 2,
@@ -483,6 +485,7 @@ const struct source source_uretprobe = {
 
 const struct source source_usdt = {
 	.name = "usdt",
+	.alias = "U",
 	.usage = "usdt:BIN:PROVIDER:NAME",
 	.what = "a USDT probe; its arguments as arg0..",
 	.min_parts = 3,

@@ -36,7 +36,8 @@ const struct source *source_find(const char *name)
 	int i;
 
 	for (i = 0; sources[i]; i++)
-		if (!strcmp(sources[i]->name, name))
+		if (!strcmp(sources[i]->name, name) ||
+		    (sources[i]->alias && !strcmp(sources[i]->alias, name)))
 			return sources[i];
 	return NULL;
 }

@@ -61,6 +61,7 @@ struct expr_error;
 
 struct source {
 	const char *name;	/* the kind as written: "uprobe" */
+	const char *alias;	/* bpftrace's short name for it: "u", or NULL */
 	const char *usage;	/* how it is written: "uprobe:LIB:FUNC" */
 	const char *what;	/* one line for `scry -l` */
 	int min_parts, max_parts;	/* parts after the kind */

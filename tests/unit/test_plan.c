@@ -328,8 +328,20 @@ static void test_kinds(void)
 		/* io_uring completions: not known to run in a task */
 		{ "syscall:io_uring_read", &source_syscall, SCRY_CL_END,
 		  false },
+		/* bpftrace's short names */
+		{ "t:test:ev", &source_tracepoint, 0, false },
+		{ "u:libc:malloc", &source_uprobe, 0, true },
+		{ "ur:libc:malloc", &source_uretprobe, SCRY_CL_END, true },
+		{ "U:./srv:app:start", &source_usdt, 0, true },
+		{ "k:vfs_read", &source_kprobe, 0, false },
+		{ "kr:vfs_read", &source_kretprobe, SCRY_CL_END, false },
+		{ "p:hz:49", &source_profile, 0, false },
+		{ "i:s:1", &source_interval, SCRY_CL_ANY_TASK, false },
+		{ "s:faults:1", &source_software, 0, false },
+		{ "h:cycles", &source_hardware, 0, false },
 	};
 	struct planned *pl;
+	char lbuf[64];
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -370,6 +382,13 @@ static void test_kinds(void)
 		CHECK(source_find(sources[i]->name) == sources[i],
 		      label("source_find(%s)", sources[i]->name));
 	CHECK(source_find("nope") == NULL, "source_find(nope) is NULL");
+	/* `probe` names the kind in full, as bpftrace does */
+	pl = plan_ok("t:test:ev { @[probe] = count() }");
+	CHECK(!pl->ret && !strcmp(plan_probe_label(&pl->p, 0, false, lbuf,
+						   sizeof(lbuf)),
+				  "tracepoint:test:ev"),
+	      "probe of t:test:ev is tracepoint:test:ev");
+	done(pl);
 }
 
 static void test_probe_parts(void)
