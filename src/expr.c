@@ -389,6 +389,10 @@ static void lex_number(struct parser *p, struct token *t)
 		return;
 	}
 	for (;; i++) {
+		/* bpftrace's 1_000_000: '_' between two digits */
+		if (s[i] == '_' && i > p->pos && hex_value(s[i - 1]) >= 0 &&
+		    hex_value(s[i + 1]) >= 0 && hex_value(s[i + 1]) < base)
+			continue;
 		d = hex_value(s[i]);
 		if (d < 0 || d >= base)
 			break;
@@ -396,6 +400,20 @@ static void lex_number(struct parser *p, struct token *t)
 			overflow = true;
 		else
 			v = v * base + d;
+	}
+	/* bpftrace's 1e6: a decimal integer times a power of ten */
+	if (base == 10 && (s[i] == 'e' || s[i] == 'E') && is_digit(s[i + 1])) {
+		unsigned int e = 0;
+
+		for (i++; is_digit(s[i]); i++)
+			e = e > 100 ? e : e * 10 + (s[i] - '0');
+		for (; e && v; e--) {
+			if (v > limit / 10) {
+				overflow = true;
+				break;
+			}
+			v *= 10;
+		}
 	}
 	if (overflow) {
 		fail(p, t->col, "number out of range");
