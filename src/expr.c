@@ -978,6 +978,9 @@ static bool is_type_word(const struct token *t)
 		"uint64_t", "int8_t", "int16_t", "int32_t", "int64_t",
 		"__u8", "__u16", "__u32", "__u64", "__s8", "__s16",
 		"__s32", "__s64", "bool", "size_t",
+		/* bpftrace's */
+		"uint8", "uint16", "uint32", "uint64", "int8", "int16",
+		"int32", "int64",
 	};
 	size_t i;
 

@@ -1579,6 +1579,29 @@ static int compile_curtask(struct cc *c, int col, struct plan_type *t)
 	return emit(c, col, SCRY_OP_FIELD, SCRY_F_CURTASK, 0, 0, 0, 0, 0, 1);
 }
 
+
+/*
+ * The value on the stack as a C integer of @size bytes: sign-extended
+ * from its width when @sgn, else its low bytes. 8 bytes: as it is.
+ */
+static int emit_narrow(struct cc *c, int col, unsigned int size, bool sgn)
+{
+	int bits;
+
+	if (size >= 8)
+		return 0;
+	bits = 64 - 8 * size;
+	if (sgn)
+		return emit(c, col, SCRY_OP_IMM, 0, 0, 0, 0, bits, 0, 1) ||
+		       emit(c, col, SCRY_OP_SHL, 0, 0, 0, 0, 0, 2, 1) ||
+		       emit(c, col, SCRY_OP_IMM, 0, 0, 0, 0, bits, 0, 1) ||
+		       emit(c, col, SCRY_OP_SHR, 0, 0, 0, 0, 0, 2, 1) ?
+		       -EINVAL : 0;
+	return emit(c, col, SCRY_OP_IMM, 0, 0, 0, 0,
+		    (__s64)(~0ull >> bits), 0, 1) ||
+	       emit(c, col, SCRY_OP_BAND, 0, 0, 0, 0, 0, 2, 1) ? -EINVAL : 0;
+}
+
 /*
  * args.NAME of fentry/fexit: the parameter NAME of the function, as BTF
  * has its prototype. The trampoline saves whole registers: a narrower
@@ -1595,7 +1618,7 @@ static int compile_btf_arg(struct cc *c, const char *name, int col,
 	struct btf *btf = kernel_btf(c, col);
 	char hints[128];
 	__u32 id;
-	int fid, i, n, bits, ret;
+	int fid, i, n, ret;
 
 	if (!btf)
 		return -EINVAL;
@@ -1635,18 +1658,8 @@ static int compile_btf_arg(struct cc *c, const char *name, int col,
 	if (!bt || !(btf_is_int(bt) || btf_is_enum(bt) || btf_is_enum64(bt)))
 		return fail(c->err, col, "args.%s: a parameter passed by value "
 			    "that is no number or pointer", name);
-	if (bt->size >= 8)
-		return 0;
-	bits = 64 - 8 * bt->size;
-	if (btf_is_int(bt) && (btf_int_encoding(bt) & BTF_INT_SIGNED))
-		return emit(c, col, SCRY_OP_IMM, 0, 0, 0, 0, bits, 0, 1) ||
-		       emit(c, col, SCRY_OP_SHL, 0, 0, 0, 0, 0, 2, 1) ||
-		       emit(c, col, SCRY_OP_IMM, 0, 0, 0, 0, bits, 0, 1) ||
-		       emit(c, col, SCRY_OP_SHR, 0, 0, 0, 0, 0, 2, 1) ?
-		       -EINVAL : 0;
-	return emit(c, col, SCRY_OP_IMM, 0, 0, 0, 0,
-		    (__s64)(~0ull >> bits), 0, 1) ||
-	       emit(c, col, SCRY_OP_BAND, 0, 0, 0, 0, 0, 2, 1) ? -EINVAL : 0;
+	return emit_narrow(c, col, bt->size, btf_is_int(bt) &&
+			   (btf_int_encoding(bt) & BTF_INT_SIGNED));
 }
 
 /* args->f, args.f of tracepoints; else a kernel struct's member */
@@ -1702,6 +1715,51 @@ static int compile_index(struct cc *c, const struct expr_node *n,
  * (struct path *)X: X is the address of a struct path; (char *)X a
  * string's; number types leave X as it is.
  */
+/* The width and signedness of a number type as written, as on x86-64. */
+static bool number_type(const char *ty, unsigned int *size, bool *sgn)
+{
+	static const struct {
+		const char *name;
+		unsigned char size;
+		bool sgn;
+	} types[] = {
+		{ "u8", 1, false }, { "uint8", 1, false },
+		{ "uint8_t", 1, false }, { "__u8", 1, false },
+		{ "unsigned char", 1, false }, { "bool", 1, false },
+		{ "s8", 1, true }, { "int8", 1, true }, { "int8_t", 1, true },
+		{ "__s8", 1, true }, { "char", 1, true },
+		{ "signed char", 1, true },
+		{ "u16", 2, false }, { "uint16", 2, false },
+		{ "uint16_t", 2, false }, { "__u16", 2, false },
+		{ "unsigned short", 2, false },
+		{ "unsigned short int", 2, false },
+		{ "s16", 2, true }, { "int16", 2, true }, { "int16_t", 2, true },
+		{ "__s16", 2, true }, { "short", 2, true },
+		{ "short int", 2, true }, { "signed short", 2, true },
+		{ "u32", 4, false }, { "uint32", 4, false },
+		{ "uint32_t", 4, false }, { "__u32", 4, false },
+		{ "unsigned", 4, false }, { "unsigned int", 4, false },
+		{ "s32", 4, true }, { "int32", 4, true }, { "int32_t", 4, true },
+		{ "__s32", 4, true }, { "int", 4, true }, { "signed", 4, true },
+		{ "signed int", 4, true },
+	};
+	size_t i;
+
+	if (!strncmp(ty, "const ", 6))
+		ty += 6;
+	for (i = 0; i < ARRAY_SIZE(types); i++)
+		if (!strcmp(ty, types[i].name)) {
+			*size = types[i].size;
+			*sgn = types[i].sgn;
+			return true;
+		}
+	/* 64-bit: every other combination of the words (long, u64, ...) */
+	*size = 8;
+	*sgn = true;
+	return !strstr(ty, "struct") && !strstr(ty, "union") &&
+	       !strstr(ty, "void");
+}
+
 static int compile_cast(struct cc *c, const struct expr_node *n,
 			struct plan_type *t)
 {
@@ -1720,8 +1778,22 @@ static int compile_cast(struct cc *c, const struct expr_node *n,
 		return 0;
 	}
 	if (!strchr(ty, '*')) {
-		*t = T_INT;	/* a number type: the same 64-bit value */
-		return 0;
+		unsigned int size;
+		bool sgn;
+
+		/* as C converts: (u8)0x1ff is 255, (int8)255 is -1 */
+		if (!number_type(ty, &size, &sgn))
+			return fail(c->err, n->col, "(%s): not a number type "
+				    "scry knows (u8..u64, s8..s64, int8..."
+				    "uint64, char..long long, size_t, bool)",
+				    ty);
+		*t = T_INT;
+		if (!strcmp(ty, "bool"))
+			return emit(c, n->col, SCRY_OP_IMM, 0, 0, 0, 0, 0, 0,
+				    1) ||
+			       emit(c, n->col, SCRY_OP_NE, 0, 0, 0, 0, 0, 2,
+				    1) ? -EINVAL : 0;
+		return emit_narrow(c, n->col, size, sgn);
 	}
 	kind = !strncmp(ty, "struct ", 7) ? BTF_KIND_STRUCT :
 	       !strncmp(ty, "union ", 6) ? BTF_KIND_UNION : 0;

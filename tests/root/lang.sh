@@ -92,6 +92,12 @@ check_eq "if: arg0 6..9, sum of 2i+1" "$(scalar @big "$TMP/a.out")" 64
 check_eq "else: arg0 0..5, sum of (i<<1)|1" "$(scalar @small "$TMP/a.out")" 36
 check "comm and a literal as two key columns" grep -Eq '^  lang_wl +calls +10$' "$TMP/a.out"
 
+# -- number casts convert as C does; bpftrace's number forms ---------------
+"$SCRY" -q 'BEGIN { printf("%d %d %d %d %d\n", (u32)-1, (int8)255, (uint16)0x12345, (bool)7, 1e6 + 1_000); exit() }' \
+	>"$TMP/cast.out" 2>"$TMP/cast.err"
+check_eq "(u32)-1 (int8)255 (uint16)0x12345 (bool)7 1e6+1_000" \
+	"$(cat "$TMP/cast.out")" "4294967295 -1 9029 1 1001000" "$TMP/cast.err"
+
 # -- BEGIN, END, reading a variable in END ----------------------------------
 "$SCRY" -q -c "$W $D" "BEGIN { printf(\"start\\n\") } uprobe:$W:lang_fn { @n++ } END { printf(\"end %d\\n\", @n) }" \
 	>"$TMP/b.out" 2>"$TMP/b.err"

@@ -591,8 +591,15 @@ static void test_btf(void)
 	plan_err("uprobe:a:b { @x = ((struct mm_struct **)arg0) }", 20,
 		 "casts are to (struct NAME *), (union NAME *), (char *) or a "
 		 "number type");
+	/* a number cast converts as C does: (u32) keeps the low 32 bits,
+	 * (s8) sign-extends the low 8, a 64-bit type is the value */
 	check_code("uprobe:a:b { @x = (u32)arg0 + (unsigned long)1 }", 0, "",
-		   "F6 I1 ADD MSTORE0/k0");
+		   "F6 I4294967295 BAND I1 ADD MSTORE0/k0");
+	check_code("uprobe:a:b { @x = (int8)arg0 }", 0, "",
+		   "F6 I56 SHL I56 SHR MSTORE0/k0");
+	plan_err("uprobe:a:b { @x = (void)arg0 }", 19, "(void): not a number "
+		 "type scry knows (u8..u64, s8..s64, int8...uint64, char..long "
+		 "long, size_t, bool)");
 
 	/* fentry/fexit: args.NAME by the prototype, cut to its width */
 	check_code("fentry:wake { @[args->t->pid] = sum(args.n) }", 0, "",
