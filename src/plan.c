@@ -347,6 +347,31 @@ static int compile_expr(struct cc *c, const struct expr_node *n,
 
 /* ---- names: fields, tracepoint args, variables ------------------------- */
 
+/*
+ * @name is at different places in the clause's tracepoints: the clause
+ * is planned again as one clause per place (plan_build), as if written
+ * once per tracepoint layout, so opensnoop's `sys_enter_open,
+ * sys_enter_openat { ... args->filename ... }` runs as bpftrace runs it.
+ * -EAGAIN asks for that; an error when the clause is split already.
+ */
+static int split_by(struct cc *c, const char *name, int col,
+		    const char *differs, struct expr_error *err)
+{
+	struct plan_split *sp = &c->p->splits[c->cl->ec - c->p->expr->clauses];
+	int i;
+
+	for (i = 0; i < sp->nfields; i++)
+		if (!strcmp(sp->fields[i], name))
+			break;
+	if (i == sp->nfields && sp->nfields < SCRY_NARGS) {
+		sp->fields[sp->nfields++] = name;
+		return -EAGAIN;
+	}
+	return fail(err, col, "args.%s is not at the same place in every "
+		    "tracepoint of the clause (%s differs): give them their "
+		    "own clauses", name, differs);
+}
+
 /* args.FIELD (or args->FIELD) of the clause's tracepoints */
 static int tp_field(struct cc *c, const char *name, int col, int *idx,
 		    struct expr_error *err)
@@ -386,11 +411,8 @@ static int tp_field(struct cc *c, const char *name, int col, int *idx,
 			if ((k || j) && (other.offset != tf.offset ||
 					 other.size != tf.size ||
 					 other.is_string != tf.is_string))
-				return fail(err, col, "args.%s is not at the "
-					    "same place in every tracepoint of "
-					    "the clause (%s differs): give "
-					    "them their own clauses", name,
-					    pp->names[j]);
+				return split_by(c, name, col, pp->names[j],
+						err);
 		}
 	}
 	tf.name = name;
@@ -2540,9 +2562,13 @@ static int assign_map(struct cc *c, const struct expr_stmt *s)
 	}
 	if (t.kind == PLAN_V_AGG || t.kind == PLAN_V_NONE)
 		return fail(c->err, s->value->col, "not a value");
+	/*
+	 * A char * is stored as its address, as bpftrace does: opensnoop's
+	 * @filename[tid] = args->filename at entry, str() of it at return,
+	 * when the kernel has read the string.
+	 */
 	if (is_charptr(&t))
-		return fail(c->err, s->value->col, "a char * pointer: use "
-			    "str() to store its string");
+		t = T_INT;
 	if (m->val.kind == PLAN_V_NONE) {
 		m->kind = PLAN_MAP_VAR;
 		m->val = t;
@@ -3052,25 +3078,175 @@ static void summarize(struct plan *p)
 	p->unit = i >= 0 ? p->maps[i].unit : NULL;
 }
 
+static int plan_try(const struct expr *e, struct plan *p,
+		    const struct plan_env *env, bool unsafe,
+		    struct plan_split *splits, struct expr_error *err);
+
 int plan_build(const struct expr *e, struct plan *p,
 	       const struct plan_env *env, bool unsafe,
 	       struct expr_error *err)
 {
-	int i, ret, pass;
+	int ret;
+
+	struct plan_split *splits = calloc(e->nclauses ? e->nclauses : 1,
+					   sizeof(*splits));
+
+	if (!splits)
+		return fail(err, 1, "out of memory");
+	/* again while a clause asks to be split (split_by): a few times */
+	for (;;) {
+		ret = plan_try(e, p, env, unsafe, splits, err);
+		if (ret != -EAGAIN)
+			break;
+		plan_free(p);
+	}
+	if (ret)
+		plan_free(p);
+	else
+		p->splits = NULL;
+	free(splits);
+	return ret;
+}
+
+/*
+ * @ci's tracepoints by where the split's fields are in them: one plan
+ * clause each, @ci the first, the others right after it (clauses of one
+ * probe run in the order written). Each keeps the expression clause.
+ */
+static int split_clause(struct plan *p, int ci, const struct plan_split *sp,
+			struct expr_error *err)
+{
+	struct plan_clause *cl = &p->clauses[ci];
+	struct plan_probe orig[PLAN_MAX_PROBES];
+	char keys[PLAN_MAX_PROBES * 8][64];
+	const char *names[PLAN_MAX_PROBES * 8];
+	int owner[PLAN_MAX_PROBES * 8];
+	int n = 0, norig = cl->nprobes, i, j, k, g, ngroups = 0, ret = 0;
+	char **names_k;
+	bool placed[PLAN_MAX_PROBES * 8] = { false };
+
+	if (!sp->nfields)
+		return 0;
+	memcpy(orig, &p->probes[cl->first_probe], norig * sizeof(*orig));
+	for (i = 0; i < norig; i++)
+		for (j = 0; j < orig[i].nnames; j++) {
+			if (n == (int)ARRAY_SIZE(names))
+				return fail(err, cl->col, "too many "
+					    "tracepoints to split the clause "
+					    "by their fields' places");
+			names[n] = orig[i].names[j];
+			owner[n] = i;
+			/* the key: each field's place, or that it has none */
+			keys[n][0] = '\0';
+			for (k = 0; k < sp->nfields; k++) {
+				struct plan_tp_field tf;
+				char why[128], cat[256];
+				const char *ev = strchr(names[n], ':');
+				size_t o = strlen(keys[n]);
+
+				snprintf(cat, sizeof(cat), "%.*s",
+					 (int)(ev - names[n]), names[n]);
+				if (p->env->tp_field(cat, ev + 1, sp->fields[k],
+						     &tf, why, sizeof(why)))
+					tf = (struct plan_tp_field){
+						.offset = -1 };
+				snprintf(keys[n] + o, sizeof(keys[n]) - o,
+					 "%d/%d/%d,", tf.offset, tf.size,
+					 tf.is_string);
+			}
+			n++;
+		}
+	/* the names move to the groups' probes */
+	p->nprobes = cl->first_probe;
+	for (i = 0; i < n && !ret; i++) {
+		struct plan_clause *gc;
+
+		if (placed[i])
+			continue;
+		g = ngroups == 0 ? ci : ci + ngroups;
+		if (ngroups) {
+			if (p->nclauses >= SCRY_MAX_CLAUSES) {
+				ret = fail(err, cl->col, "too many clauses "
+					   "(at most %d) once this one is "
+					   "split by its tracepoints' "
+					   "fields", SCRY_MAX_CLAUSES);
+				break;
+			}
+			/* room right after the last group */
+			memmove(&p->clauses[g + 1], &p->clauses[g],
+				(p->nclauses - g) * sizeof(p->clauses[0]));
+			p->nclauses++;
+			p->clauses[g] = *cl;
+		}
+		ngroups++;
+		gc = &p->clauses[g];
+		gc->first_probe = p->nprobes;
+		for (k = 0; k < norig && !ret; k++) {
+			struct plan_probe *pp;
+
+			for (j = i; j < n; j++)
+				if (!placed[j] && owner[j] == k &&
+				    !strcmp(keys[j], keys[i]))
+					break;
+			if (j == n)
+				continue;
+			if (p->nprobes >= PLAN_MAX_PROBES) {
+				ret = fail(err, cl->col, "too many probes "
+					   "(at most %d)", PLAN_MAX_PROBES);
+				break;
+			}
+			names_k = calloc(orig[k].nnames, sizeof(*names_k));
+			if (!names_k) {
+				ret = fail(err, cl->col, "out of memory");
+				break;
+			}
+			pp = &p->probes[p->nprobes++];
+			*pp = orig[k];
+			pp->clause = g;
+			pp->names = names_k;
+			pp->nnames = 0;
+			for (; j < n; j++)
+				if (!placed[j] && owner[j] == k &&
+				    !strcmp(keys[j], keys[i])) {
+					pp->names[pp->nnames++] =
+						(char *)names[j];
+					placed[j] = true;
+				}
+		}
+		gc->nprobes = p->nprobes - gc->first_probe;
+	}
+	/* a failure: what no group took is freed here, the rest by plan_free */
+	for (i = 0; i < n; i++)
+		if (!placed[i])
+			free((char *)names[i]);
+	for (i = 0; i < norig; i++)
+		free(orig[i].names);	/* the array; the names moved */
+	return ret;
+}
+
+static int plan_try(const struct expr *e, struct plan *p,
+		    const struct plan_env *env, bool unsafe,
+		    struct plan_split *splits, struct expr_error *err)
+{
+	int i, ci, first, ret, pass;
 
 	memset(p, 0, sizeof(*p));
 	p->expr = e;
 	p->env = env;
 	p->unsafe = unsafe;
-	if (e->nclauses > SCRY_MAX_CLAUSES)
-		return fail(err, e->clauses[SCRY_MAX_CLAUSES].probes[0].kind_col,
-			    "too many clauses (at most %d)", SCRY_MAX_CLAUSES);
-	p->nclauses = e->nclauses;
+	p->splits = splits;
 	for (i = 0; i < e->nclauses; i++) {
-		p->clauses[i].ec = &e->clauses[i];
-		p->clauses[i].col = e->clauses[i].probes[0].kind_col;
-		ret = plan_clause_probes(p, i, err);
-		ret = ret ? : clause_labels(p, i);
+		if (p->nclauses >= SCRY_MAX_CLAUSES)
+			return fail(err, e->clauses[i].probes[0].kind_col,
+				    "too many clauses (at most %d)",
+				    SCRY_MAX_CLAUSES);
+		first = ci = p->nclauses++;
+		p->clauses[ci].ec = &e->clauses[i];
+		p->clauses[ci].col = e->clauses[i].probes[0].kind_col;
+		ret = plan_clause_probes(p, ci, err);
+		ret = ret ? : split_clause(p, ci, &splits[i], err);
+		for (ci = first; !ret && ci < p->nclauses; ci++)
+			ret = clause_labels(p, ci);
 		if (ret)
 			return ret;
 	}

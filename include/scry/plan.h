@@ -223,9 +223,20 @@ struct plan_clause {
 
 #define PLAN_MAX_PROBES	32
 
+/*
+ * The tracepoint fields by which an expression's clause is split, one
+ * plan clause per layout of them (plan.c): sys_enter_open and
+ * sys_enter_openat have `filename` at different offsets.
+ */
+struct plan_split {
+	const char *fields[SCRY_NARGS];
+	int nfields;
+};
+
 struct plan {
 	const struct expr *expr;
 	const struct plan_env *env;
+	struct plan_split *splits;	/* by expression clause, while built */
 	struct plan_clause clauses[SCRY_MAX_CLAUSES];
 	int nclauses;
 	struct plan_probe probes[PLAN_MAX_PROBES];

@@ -852,6 +852,51 @@ static void test_limits(void)
 		 "once");
 }
 
+/*
+ * A clause whose tracepoints have a field at different places is one
+ * clause per place, as if written so (opensnoop's open and openat), the
+ * others right after it; a char * stored is its address (str() later).
+ */
+static void test_split(void)
+{
+	struct planned *pl;
+
+	pl = plan_ok("tracepoint:test:ev* { @ = sum(args.n) } "
+		     "tracepoint:test:ev { @e = count() }");
+	if (!pl->ret) {
+		CHECK_INT(pl->p.nclauses, 3, "ev* split in two, ev after them");
+		CHECK(pl->p.clauses[0].nprobes == 1 &&
+		      pl->p.probes[pl->p.clauses[0].first_probe].nnames == 1 &&
+		      !strcmp(pl->p.probes[pl->p.clauses[0].first_probe].names[0],
+			      "test:ev") &&
+		      pl->p.clauses[0].tp_fields[0].offset == 8,
+		      "split clause 0: test:ev, n at 8");
+		CHECK(pl->p.clauses[1].nprobes == 1 &&
+		      !strcmp(pl->p.probes[pl->p.clauses[1].first_probe].names[0],
+			      "test:ev2") &&
+		      pl->p.probes[pl->p.clauses[1].first_probe].clause == 1 &&
+		      pl->p.clauses[1].tp_fields[0].offset == 16,
+		      "split clause 1: test:ev2, n at 16");
+		CHECK(pl->p.clauses[2].ec == &pl->e->clauses[1],
+		      "the next clause comes after the split ones");
+		CHECK(pl->p.clauses[0].ec == pl->p.clauses[1].ec,
+		      "the split clauses share the expression clause");
+	}
+	done(pl);
+	/* the same with two probes written, one name each */
+	pl = plan_ok("tracepoint:test:ev, tracepoint:test:ev2 "
+		     "{ @[args.n] = count() }");
+	CHECK(!pl->ret && pl->p.nclauses == 2, "ev, ev2: two clauses");
+	done(pl);
+	/* a field at one place needs no split */
+	pl = plan_ok("tracepoint:test:ev* { @[str(args.name)] = count() }");
+	CHECK(!pl->ret && pl->p.nclauses == 1, "ev*: name at one place, one "
+	      "clause");
+	done(pl);
+	check_code("tracepoint:test:ev { @p[tid] = args.ptr }", 0, "",
+		   "F6 MSTORE0/k0");
+}
+
 static void test_errors(void)
 {
 	/* probes */
@@ -934,9 +979,7 @@ static void test_errors(void)
 		 "probes");
 	plan_err("tracepoint:test:ev /args.nope/", 21, "tracepoint test:ev "
 		 "has no field 'nope' (fields: n name path ptr)");
-	plan_err("tracepoint:test:ev* { @ = sum(args.n) }", 31, "args.n is not "
-		 "at the same place in every tracepoint of the clause "
-		 "(test:ev2 differs): give them their own clauses");
+	test_split();
 	plan_err("offcpu { @ = sum(args.n) }", 18, "args.n: only tracepoints "
 		 "have args (arg0..arg5 are this probe's arguments)");
 	plan_err("BEGIN { @[kstack] = count() }", 11, "kstack: BEGIN probes "
