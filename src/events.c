@@ -161,7 +161,7 @@ static void put_join(struct events *e, const struct plan_out *o,
 }
 
 /* print(@m): the map now, as the text output prints it at the end. */
-static int put_map(struct events *e, int map)
+static int put_map(struct events *e, int map, __s64 top)
 {
 	struct report r = { 0 };
 	int err;
@@ -176,6 +176,8 @@ static int put_map(struct events *e, int map)
 		r.maps[0] = &r;
 		r.nmaps = 1;
 		report_sort(&r);
+		if (top > 0)
+			report_keep_top(&r, top);
 		err = out_text(e->out, &r);
 	}
 	report_clear(&r);
@@ -209,7 +211,7 @@ int events_consume(void *ctx, void *data, size_t len)
 		put_printf(e, o, h, len);
 		break;
 	case PLAN_OUT_PRINT:
-		err = put_map(e, o->map);
+		err = put_map(e, o->map, o->top);
 		break;
 	case PLAN_OUT_CLEAR:
 	case PLAN_OUT_ZERO:

@@ -2232,12 +2232,23 @@ static int compile_map_action(struct cc *c, const struct expr_node *n,
 			      enum plan_out_kind kind)
 {
 	const struct expr_node *a = n->nargs ? n->args[n->nargs - 1] : NULL;
+	const struct expr_node *top = NULL;
 	struct plan_out *o;
 	int mi;
 
+	/* bpftrace's print(@map, N): its N largest rows */
+	if (kind == PLAN_OUT_PRINT && n->nargs == 2 &&
+	    n->args[0]->kind == EXPR_MAP) {
+		a = n->args[0];
+		top = n->args[1];
+		if (top->kind != EXPR_INT || top->ival < 0)
+			return fail(c->err, top->col, "print(@map, N): N is a "
+				    "number of rows, written as a number");
+	}
 	if (!a || a->kind != EXPR_MAP || a->has_keys || n->nargs > 2)
-		return fail(c->err, n->col, "%s() is written %s(@map)",
-			    n->name, n->name);
+		return fail(c->err, n->col, "%s() is written %s(@map)%s",
+			    n->name, n->name, kind == PLAN_OUT_PRINT ?
+			    " or print(@map, N)" : "");
 	mi = map_get(c, a, false);
 	if (mi < 0 && !c->declare)
 		return fail(c->err, a->col, "@%s is never assigned", a->name);
@@ -2245,6 +2256,7 @@ static int compile_map_action(struct cc *c, const struct expr_node *n,
 	if (!o)
 		return -EINVAL;
 	o->map = mi;
+	o->top = top ? top->ival : 0;
 	if (kind == PLAN_OUT_PRINT && mi >= 0)
 		c->p->maps[mi].printed = true;
 	return out_emit(c, o, n->col, 0, NULL, 0);

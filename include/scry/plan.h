@@ -181,6 +181,7 @@ struct plan_conv {
 struct plan_out {
 	enum plan_out_kind kind;
 	int map;		/* PRINT, CLEAR, ZERO */
+	__s64 top;		/* PRINT: its largest rows only, 0 all */
 	char *fmt;		/* PRINTF, TIME: as written */
 	struct plan_conv convs[SCRY_MAX_OUT_ARGS];
 	int nconvs;

@@ -98,6 +98,13 @@ check "comm and a literal as two key columns" grep -Eq '^  lang_wl +calls +10$' 
 check_eq "(u32)-1 (int8)255 (uint16)0x12345 (bool)7 1e6+1_000" \
 	"$(cat "$TMP/cast.out")" "4294967295 -1 9029 1 1001000" "$TMP/cast.err"
 
+# -- print(@map, N): its N largest rows (bpftrace's syscount) ---------------
+"$SCRY" -q -c "$W $D" "uprobe:$W:lang_fn { @[arg0] = sum(arg0 * 10) } END { print(@, 2); clear(@) }" \
+	>"$TMP/top.out" 2>"$TMP/top.err"
+check_status "print(@, 2): exit status" $? 0 "$TMP/top.err"
+check_eq "print(@, 2): the rows of arg0 8 and 9 only" \
+	"$(awk 'NF == 2 && $1 ~ /^[0-9]+$/ { print $1, $2 }' "$TMP/top.out" | paste -sd' ')" "8 80 9 90" "$TMP/top.out"
+
 # -- BEGIN, END, reading a variable in END ----------------------------------
 "$SCRY" -q -c "$W $D" "BEGIN { printf(\"start\\n\") } uprobe:$W:lang_fn { @n++ } END { printf(\"end %d\\n\", @n) }" \
 	>"$TMP/b.out" 2>"$TMP/b.err"

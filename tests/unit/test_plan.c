@@ -747,6 +747,13 @@ static void test_printf(void)
 		CHECK_INT(pl->p.outs[5].kind, PLAN_OUT_VALUE, "print(5)");
 	}
 	done(pl);
+	pl = plan_ok("uprobe:a:b { @m[arg0] = count(); print(@m, 10) }");
+	CHECK(!pl->ret && pl->p.outs[0].kind == PLAN_OUT_PRINT &&
+	      pl->p.outs[0].map == 0 && pl->p.outs[0].top == 10,
+	      "print(@m, 10): its 10 largest rows");
+	done(pl);
+	plan_err("uprobe:a:b { @m = count(); print(@m, arg0) }", 38,
+		 "print(@map, N): N is a number of rows, written as a number");
 }
 
 static void test_lquantize(void)
