@@ -263,7 +263,10 @@ static void free_paths(struct spath *paths, size_t n)
 	free(paths);
 }
 
-/* Rows with a stack key and a positive value: nothing else has a width. */
+/*
+ * Rows with a positive value, whatever their keys: the graph is what
+ * flamegraph.pl draws of --folded, so `scry read -o r.svg` is its paths.
+ */
 static int build_paths(const struct report *r, struct spath **out,
 		       size_t *np)
 {
@@ -281,7 +284,7 @@ static int build_paths(const struct report *r, struct spath **out,
 	for (i = 0; r->rows && i < r->nrows; i++) {
 		row = &r->rows[i];
 		v = report_row_value(r, row);
-		if (v <= 0 || !fold_has_stack(row))
+		if (v <= 0)
 			continue;
 		paths[n].value = (__u64)v;
 		err = build_path(&paths[n++], row);
@@ -888,7 +891,7 @@ int out_svg(FILE *f, const struct report *r)
 	}
 	sraw(&s, "</g>\n");
 	if (!s.total)
-		sput(&s, "<text id=\"empty\" x=\"%d\" y=\"%d\">no stacks</text>\n",
+		sput(&s, "<text id=\"empty\" x=\"%d\" y=\"%d\">nothing to draw</text>\n",
 			 SVG_WIDTH / 2, TOP + FRAME_H + 6);
 	put_tail(&s);
 	err = s.err;

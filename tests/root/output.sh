@@ -192,6 +192,13 @@ check_status "printf to a full disk: status 1" $? 1 "$TMP/full.err"
 check_eq "printf to a full disk: one line saying so" \
 	"$(grep -v '^[0-9]' "$TMP/full.err")" "scry: writing the output: No space left on device"
 
+# a flame graph of a question without stacks is its keys' (the read
+# question's paths), as flamegraph.pl draws its --folded lines
+head -c 3000 /dev/zero >"$TMP/f3000"
+"$SCRY" -q read -o "$TMP/r.svg" -c "cat $TMP/f3000" >/dev/null 2>"$TMP/rsvg.err"
+check_status "read -o r.svg: exit status" $? 0 "$TMP/rsvg.err"
+check "read -o r.svg: the file read is a frame" grep -q "<title>$TMP/f3000 (2.9 KiB" "$TMP/r.svg"
+
 # --lines: source file and line of frames, in text and in JSON
 line=$(grep -n 'sink = malloc(555);' tests/workloads/inline_wl.c | cut -d: -f1)
 "$SCRY" -q --json --lines -c "$WL/inline_wl" 'uprobe:libc:malloc /arg0 == 555/ { @[ustack] = count() }' >"$TMP/lines.json" 2>/dev/null
