@@ -593,6 +593,19 @@ static int print_report(const struct session *s, struct report *r)
 	return err;
 }
 
+/*
+ * Where what clauses print (printf, print, time) goes: stdout, unless the
+ * answer goes there in a format a program reads (JSON, folded, SVG,
+ * pprof), which a line of printf would make unreadable: then stderr, as
+ * docs/JSON.md says. Text is for a person and keeps both, in order.
+ */
+static FILE *events_stream(const struct scry_opts *o)
+{
+	if (!o->output && o->format && o->format != format_text())
+		return stderr;
+	return stdout;
+}
+
 static void session_banner(const struct session *s, const struct plan *p)
 {
 	char who[64] = "all processes";
@@ -740,7 +753,7 @@ static int session_start(struct session *s, const struct plan *p)
 	if (!s->rb)
 		return -errno;
 	/* what clauses print, in order as it comes: BEGIN's first */
-	s->events = events_new(&s->a, s->syms, stdout);
+	s->events = events_new(&s->a, s->syms, events_stream(s->o));
 	if (!s->events ||
 	    ring_buffer__add(s->rb, bpf_map__fd(s->a.skel->maps.events),
 			     events_consume, s->events))
