@@ -41,3 +41,13 @@ check_status "kstack(1) key: exit status" $? 0 "$TMP/k1.err"
 check_eq "kstack(1) key: one row of one frame, the one exit_group" \
 	"$(folded_rows "$TMP/k1.out" | sed -E 's/^[A-Za-z0-9_.]+_\[k\] /FRAME /')" \
 	"FRAME 1" "$TMP/k1.out"
+
+# --folded: one line per path. hot_a's samples land at many offsets in its
+# loop; folded names no offsets, so they are one line (as flamegraph.pl
+# expects), and no path is printed twice
+"$SCRY" profile -q -F 999 --folded -c "$WL/cpu_wl 1" >"$TMP/p.out" 2>"$TMP/p.err"
+check_status "profile --folded: exit status" $? 0 "$TMP/p.err"
+check_eq "profile --folded: no path on two lines" \
+	"$(folded_rows "$TMP/p.out" | sed -E 's/ [0-9]+$//' | sort | uniq -d)" "" "$TMP/p.out"
+check_eq "profile --folded: hot_a's own samples on one line" \
+	"$(folded_rows "$TMP/p.out" | grep -c ';main;hot_a [0-9]*$')" 1 "$TMP/p.out"
