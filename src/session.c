@@ -833,6 +833,9 @@ static int snapshot(struct session *s, const struct plan *p, double *t0,
 	int err;
 
 	ring_buffer__consume(s->rb);
+	/* the last answer: after every record (a second signal's too) */
+	if (!clear)
+		events_release(s->events);
 	/* names for what the snapshot shows, within a bounded time */
 	handle_notices(s, now_s() + 0.5, clear, !clear);
 	if (notices_lost(s))
@@ -924,6 +927,8 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 	 */
 	s.stop_watch = 0;
 	stop_reset();
+	/* what came while stopping, named now, before END's and the answer */
+	events_release(s.events);
 	/* END runs once every probe is inert, before the maps print */
 	if (s.a.skel && s.rb && !attach_run_special(&s.a, true))
 		ring_buffer__consume(s.rb);
