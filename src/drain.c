@@ -282,18 +282,30 @@ char *drain_format_value(struct attach *a, struct syms *s,
 	}
 }
 
-int drain_stack(struct attach *a, struct syms *s, const struct plan_type *t,
-		__s64 id, int pid, struct report_stack *out)
+/*
+ * kstack(N), ustack(N): the N innermost frames, as bpftrace keeps them.
+ * The stack asked for is then whole: it is not "truncated" by a walk
+ * that went deeper, so two stacks alike in their N frames print alike.
+ */
+static int cut_stack(const struct plan_type *t, int err,
+		     struct report_stack *out)
 {
-	int i, err = fill_stack(a, s, id, pid, t->fmt == PLAN_F_KSTACK, out);
+	int i;
 
-	/* kstack(N), ustack(N): the first N frames */
-	if (!err && t->limit && t->limit < out->nr) {
+	if (!err && t->limit && t->limit <= out->nr) {
 		for (i = t->limit; i < out->nr; i++)
 			syms_frame_clear(&out->frames[i]);
 		out->nr = t->limit;
+		out->truncated = false;
 	}
 	return err;
+}
+
+int drain_stack(struct attach *a, struct syms *s, const struct plan_type *t,
+		__s64 id, int pid, struct report_stack *out)
+{
+	return cut_stack(t, fill_stack(a, s, id, pid,
+				       t->fmt == PLAN_F_KSTACK, out), out);
 }
 
 /* One key column of map @m's key @k into @rk. */
@@ -310,11 +322,14 @@ static int fill_key(struct attach *a, struct syms *s, const struct plan_map *m,
 	case SCRY_KC_KSTACK:
 		rk->kind = REPORT_KEY_KSTACK;
 		rk->field = SCRY_F_KSTACK;
-		return fill_stack(a, s, k->kstack, k->pid, true, &rk->stack);
+		/* a key of kstack(N) is its N frames: merge_aggs joins rows */
+		return cut_stack(t, fill_stack(a, s, k->kstack, k->pid, true,
+					       &rk->stack), &rk->stack);
 	case SCRY_KC_USTACK:
 		rk->kind = REPORT_KEY_USTACK;
 		rk->field = SCRY_F_USTACK;
-		return fill_stack(a, s, k->ustack, k->pid, false, &rk->stack);
+		return cut_stack(t, fill_stack(a, s, k->ustack, k->pid, false,
+					       &rk->stack), &rk->stack);
 	case SCRY_KC_COMM:
 		rk->kind = REPORT_KEY_STR;
 		rk->field = SCRY_F_COMM;

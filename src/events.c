@@ -19,12 +19,26 @@
 #include <scry/plan.h>
 #include <scry/report.h>
 #include <scry/sane.h>
+#include <scry/stop.h>
 #include <scry/sym.h>
+
+/* A record that came while scry was asked to stop, kept as it came. */
+struct held {
+	void *data;
+	size_t len;
+};
 
 struct events {
 	struct attach *a;
 	struct syms *syms;
-	FILE *out;
+	FILE *out;		/* where a record's text goes: dest or line */
+	FILE *dest;		/* where the lines go */
+	FILE *line;		/* one record's text, until it is known named */
+	char *line_buf;
+	size_t line_size;
+	struct held *held;	/* records held until the stop is served */
+	size_t nheld, cap_held;
+	bool releasing;		/* printing them: names or not, they go */
 	bool exit;		/* exit() was called */
 	int err;		/* the first write error */
 };
@@ -37,12 +51,26 @@ struct events *events_new(struct attach *a, struct syms *syms, FILE *out)
 		return NULL;
 	e->a = a;
 	e->syms = syms;
-	e->out = out;
+	e->out = e->dest = out;
+	e->line = open_memstream(&e->line_buf, &e->line_size);
+	if (!e->line) {
+		free(e);
+		return NULL;
+	}
 	return e;
 }
 
 void events_free(struct events *e)
 {
+	size_t i;
+
+	if (!e)
+		return;
+	for (i = 0; i < e->nheld; i++)
+		free(e->held[i].data);
+	free(e->held);
+	fclose(e->line);
+	free(e->line_buf);
 	free(e);
 }
 
@@ -69,13 +97,37 @@ static void put_string(FILE *f, const char *spec, const char *s)
 	fprintf(f, spec, esc);
 }
 
-/* A stack by id, one frame a line, as the text output prints keys. */
+/* A user frame in no mapping scry knows of the process */
+static bool unmapped_frame(const struct report_stack *st)
+{
+	int i;
+
+	for (i = 0; i < st->nr; i++)
+		if (!st->frames[i].kernel && !st->frames[i].module)
+			return true;
+	return false;
+}
+
+/*
+ * A stack by id, one frame a line, as the text output prints keys. The
+ * event may come before the notice of the mmap its frames are in (the
+ * notices wait their turn, handle_notices): a frame in no known mapping
+ * has the process's mappings read now, while it still runs, so that a
+ * printed stack is named as the same stack in a map is, never guessed
+ * unknown.
+ */
 static void put_stack_value(struct events *e, const struct plan_type *t,
 			    __s64 id, int pid)
 {
 	struct report_stack st = { 0 };
+	int err = drain_stack(e->a, e->syms, t, id, pid, &st);
 
-	if (!drain_stack(e->a, e->syms, t, id, pid, &st))
+	if (!err && t->fmt == PLAN_F_USTACK && pid > 0 &&
+	    unmapped_frame(&st) && !syms_refresh_pid(e->syms, pid)) {
+		report_stack_free(&st);
+		err = drain_stack(e->a, e->syms, t, id, pid, &st);
+	}
+	if (!err)
 		out_stack(e->out, &st);
 	report_stack_free(&st);
 }
@@ -194,17 +246,36 @@ static void put_time(struct events *e, const char *fmt)
 		fputs(buf, e->out);
 }
 
-int events_consume(void *ctx, void *data, size_t len)
+/* A copy of the record, printed by events_release; false: no memory. */
+static bool hold(struct events *e, const void *data, size_t len)
 {
-	struct events *e = ctx;
-	const struct scry_out_hdr *h = data;
+	struct held *v;
+
+	if (e->nheld == e->cap_held) {
+		size_t cap = e->cap_held ? e->cap_held * 2 : 16;
+
+		v = realloc(e->held, cap * sizeof(*v));
+		if (!v)
+			return false;
+		e->held = v;
+		e->cap_held = cap;
+	}
+	v = &e->held[e->nheld];
+	v->data = malloc(len);
+	if (!v->data)
+		return false;
+	memcpy(v->data, data, len);
+	v->len = len;
+	e->nheld++;
+	return true;
+}
+
+static void handle(struct events *e, const struct plan_out *o,
+		   const struct scry_out_hdr *h, size_t len)
+{
 	const struct plan *p = e->a->plan;
-	const struct plan_out *o;
 	int err = 0;
 
-	if (len < sizeof(*h) || h->out >= (__u32)p->nouts)
-		return 0;
-	o = &p->outs[h->out];
 	switch (o->kind) {
 	case PLAN_OUT_PRINTF:
 	case PLAN_OUT_VALUE:
@@ -231,8 +302,66 @@ int events_consume(void *ctx, void *data, size_t len)
 		put_join(e, o, h, len);
 		break;
 	}
+}
+
+/* Does the record's text hold names: symbols, stacks, a map's keys? */
+static bool names(const struct plan_out *o)
+{
+	return o->kind == PLAN_OUT_PRINTF || o->kind == PLAN_OUT_VALUE ||
+	       o->kind == PLAN_OUT_PRINT;
+}
+
+/*
+ * A record is printed in order as it comes, its text made first: when
+ * scry was asked to stop meanwhile (-d, a signal), the names in it may
+ * have been given up (obj.c), so it is held instead, with every record
+ * after it, until the stop is served (events_release): a printed stack
+ * is named as the same stack in a map is, never guessed unknown.
+ */
+int events_consume(void *ctx, void *data, size_t len)
+{
+	struct events *e = ctx;
+	const struct scry_out_hdr *h = data;
+	const struct plan *p = e->a->plan;
+	const struct plan_out *o;
+	long n;
+
+	if (len < sizeof(*h) || h->out >= (__u32)p->nouts)
+		return 0;
+	o = &p->outs[h->out];
+	if (!e->releasing && (e->nheld || stop_requested()) &&
+	    hold(e, data, len))
+		return 0;
+	rewind(e->line);
+	e->out = e->line;
+	handle(e, o, h, len);
+	e->out = e->dest;
+	n = ftell(e->line);
+	if (fflush(e->line) || n < 0)
+		n = 0;
+	/* (what names nothing is done: a clear() is not done twice) */
+	if (!e->releasing && stop_requested() && names(o) &&
+	    hold(e, data, len))
+		return 0;
+	if (n && fwrite(e->line_buf, 1, n, e->dest) != (size_t)n && !e->err)
+		e->err = -EIO;
 	/* a reader of a pipe sees each event as it happens */
-	if (fflush(e->out) && !e->err)
+	if (fflush(e->dest) && !e->err)
 		e->err = -errno;
 	return 0;
+}
+
+void events_release(struct events *e)
+{
+	size_t i;
+
+	if (!e || !e->nheld)
+		return;
+	e->releasing = true;
+	for (i = 0; i < e->nheld; i++) {
+		events_consume(e, e->held[i].data, e->held[i].len);
+		free(e->held[i].data);
+	}
+	e->nheld = 0;
+	e->releasing = false;
 }

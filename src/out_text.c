@@ -378,6 +378,9 @@ static int put_grand_total(FILE *f, const struct report *r)
 
 	if (!r->count_label || !r->sum_label)
 		return 0;
+	/* every row counts, also those --top does not show */
+	count = r->left_out.count;
+	sum = r->left_out.sum;
 	for (i = 0; i < r->nrows; i++) {
 		count += r->rows[i].val.count;
 		sum += r->rows[i].val.sum;
@@ -524,7 +527,9 @@ static int failed_lines(FILE *f, const struct report *r, const char *what)
 
 int out_files(FILE *f, const struct report *r, const char *what)
 {
-	__u64 total = 0, calls = 0;
+	/* SHARE is of every file read, also those --top does not show */
+	__u64 total = r->left_out.sum - r->left_out_failed.sum;
+	__u64 calls = r->left_out.count - r->left_out_failed.count;
 	size_t i;
 	int err;
 

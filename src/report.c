@@ -347,18 +347,38 @@ void report_clear(struct report *r)
 	free(r->stats);
 	r->stats = NULL;
 	r->nstats = 0;
+	memset(&r->left_out, 0, sizeof(r->left_out));
+	memset(&r->left_out_failed, 0, sizeof(r->left_out_failed));
+}
+
+/* Totals only: slots are drawn per row, and a left-out row draws none. */
+static void sum_left_out(struct report_val *into, const struct report_val *v)
+{
+	into->count += v->count;
+	into->sum += v->sum;
 }
 
 static void keep_top(struct report *r, size_t n)
 {
 	size_t i, drop;
 
-	if (!r || r->nrows <= n)
+	if (!r)
+		return;
+	memset(&r->left_out, 0, sizeof(r->left_out));
+	memset(&r->left_out_failed, 0, sizeof(r->left_out_failed));
+	if (r->nrows <= n)
 		return;
 	/* sorted ascending: the largest rows are the last n */
 	drop = r->nrows - n;
-	for (i = 0; i < drop; i++)
+	for (i = 0; i < drop; i++) {
+		const struct report_key *e = report_key_find(&r->rows[i],
+							     SCRY_F_ERRNO);
+
+		sum_left_out(&r->left_out, &r->rows[i].val);
+		if (e && e->i)
+			sum_left_out(&r->left_out_failed, &r->rows[i].val);
 		row_free(&r->rows[i]);
+	}
 	memmove(r->rows, r->rows + drop, n * sizeof(*r->rows));
 	r->nrows = n;
 }

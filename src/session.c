@@ -599,6 +599,19 @@ static int print_report(const struct session *s, struct report *r)
 	return err;
 }
 
+/*
+ * Where what clauses print (printf, print, time) goes: stdout, unless the
+ * answer goes there in a format a program reads (JSON, folded, SVG,
+ * pprof), which a line of printf would make unreadable: then stderr, as
+ * docs/JSON.md says. Text is for a person and keeps both, in order.
+ */
+static FILE *events_stream(const struct scry_opts *o)
+{
+	if (!o->output && o->format && o->format != format_text())
+		return stderr;
+	return stdout;
+}
+
 static void session_banner(const struct session *s, const struct plan *p)
 {
 	char who[64] = "all processes";
@@ -746,7 +759,7 @@ static int session_start(struct session *s, const struct plan *p)
 	if (!s->rb)
 		return -errno;
 	/* what clauses print, in order as it comes: BEGIN's first */
-	s->events = events_new(&s->a, s->syms, stdout);
+	s->events = events_new(&s->a, s->syms, events_stream(s->o));
 	if (!s->events ||
 	    ring_buffer__add(s->rb, bpf_map__fd(s->a.skel->maps.events),
 			     events_consume, s->events))
@@ -826,6 +839,9 @@ static int snapshot(struct session *s, const struct plan *p, double *t0,
 	int err;
 
 	ring_buffer__consume(s->rb);
+	/* the last answer: after every record (a second signal's too) */
+	if (!clear)
+		events_release(s->events);
 	/* names for what the snapshot shows, within a bounded time */
 	handle_notices(s, now_s() + 0.5, clear, !clear);
 	if (notices_lost(s))
@@ -917,6 +933,8 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 	 */
 	s.stop_watch = 0;
 	stop_reset();
+	/* what came while stopping, named now, before END's and the answer */
+	events_release(s.events);
 	/* END runs once every probe is inert, before the maps print */
 	if (s.a.skel && s.rb && !attach_run_special(&s.a, true))
 		ring_buffer__consume(s.rb);

@@ -21,6 +21,12 @@ void events_free(struct events *e);
 /* The ring buffer callback (ring_buffer__add's), @ctx the handler. */
 int events_consume(void *ctx, void *data, size_t len);
 
+/*
+ * Print the records held while scry was asked to stop, in order: call
+ * once the stop is served (stop_reset), and before the last answer.
+ */
+void events_release(struct events *e);
+
 /* Has a clause called exit()? */
 bool events_exit(const struct events *e);
 

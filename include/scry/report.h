@@ -118,6 +118,14 @@ struct report {
 	__s64 time_ns;		/* wall clock (CLOCK_REALTIME) at the end; 0 unknown */
 	struct report_row *rows;
 	size_t nrows;
+	/*
+	 * --top: the rows it left out, summed (count, sum; no slots), so
+	 * totals and shares count every row, not only those shown; of them,
+	 * the rows of a failed call (an errno key), which the files table
+	 * counts apart
+	 */
+	struct report_val left_out;
+	struct report_val left_out_failed;
 	struct report_stat *stats;	/* non-zero loss counters */
 	size_t nstats;
 };
@@ -147,7 +155,10 @@ __s64 report_row_value(const struct report *r, const struct report_row *row);
  */
 void report_sort(struct report *r);
 
-/* After report_sort: keep the @n largest rows (--top) of each map. */
+/*
+ * After report_sort: keep the @n largest rows (--top) of each map; what
+ * the others held is summed into its left_out.
+ */
 void report_keep_top(struct report *r, size_t n);
 
 /* Free a stack's frames and their strings (not the struct). */
