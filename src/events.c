@@ -343,8 +343,9 @@ int events_consume(void *ctx, void *data, size_t len)
 	if (!e->releasing && stop_requested() && names(o) &&
 	    hold(e, data, len))
 		return 0;
+	/* errno: a closed pipe (EPIPE) ends the run quietly, session.c */
 	if (n && fwrite(e->line_buf, 1, n, e->dest) != (size_t)n && !e->err)
-		e->err = -EIO;
+		e->err = errno ? -errno : -EIO;
 	/* a reader of a pipe sees each event as it happens */
 	if (fflush(e->dest) && !e->err)
 		e->err = -errno;
