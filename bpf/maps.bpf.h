@@ -104,7 +104,23 @@ struct scry_scratch {
 	__s64 locals[SCRY_MAX_LOCALS];
 	struct scry_key key;
 	struct scry_path slots[SCRY_NSLOTS];
+	__u32 opaque;			/* scry_opaque()'s */
 };
+
+/*
+ * @v, stored to @mem and read back. A register used as an offset into
+ * memory is one the verifier must know exactly, back to every value it
+ * was computed from: where branches computed it (a binary search, a log2
+ * bucket), each path stayed apart to the end of the program, never
+ * pruned against another (2^8 paths of a 256-entry search). A value read
+ * from memory is any value: the caller bounds it with its mask, the
+ * register it came from is free to differ, and the paths meet again.
+ */
+static __always_inline __u32 scry_opaque(volatile __u32 *mem, __u32 v)
+{
+	*mem = v;
+	return *mem;
+}
 
 /*
  * One per CPU for programs that do not nest, one for perf events, which

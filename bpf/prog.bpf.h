@@ -158,8 +158,13 @@ static __always_inline __s64 scry_div(__s64 a, __s64 b, bool mod)
 	return (a < 0) != (b < 0) ? -(__s64)r : (__s64)r;
 }
 
-/* Log2 slot, see abi.h: 0 negative, 1 zero, k+1 for [2^(k-1), 2^k). */
-static __always_inline __u32 scry_qslot(__s64 v)
+/*
+ * Log2 slot, see abi.h: 0 negative, 1 zero, k+1 for [2^(k-1), 2^k).
+ * The slot goes through @mem (scry_opaque) before anything compares it:
+ * the 64 paths of the log2 meet again (2,507 instructions verified of a
+ * malloc uprobe's scry_run before, 1,550 after).
+ */
+static __always_inline __u32 scry_qslot(__s64 v, volatile __u32 *mem)
 {
 	__u64 x = v;
 	__u32 k = 0;
@@ -175,7 +180,7 @@ static __always_inline __u32 scry_qslot(__s64 v)
 	if (x >> 2)  { k += 2;  x >>= 2; }
 	if (x >> 1)  { k += 1; }
 	/* x in [2^k, 2^(k+1)) lives in slot k + 2 */
-	k += 2;
+	k = scry_opaque(mem, k + 2);
 	return k < SCRY_NBUCKETS ? k : SCRY_NBUCKETS - 1;
 }
 
@@ -256,7 +261,7 @@ static __always_inline void scry_aggregate(struct scry_scratch *s, __u32 m,
 	scry_atomic_min(&val->min, v);
 	scry_atomic_max(&val->max, v);
 	if (md->agg == SCRY_AGG_QUANTIZE)
-		slot = scry_qslot(v);
+		slot = scry_qslot(v, &s->opaque);
 	else if (md->agg == SCRY_AGG_LQUANTIZE)
 		slot = scry_lqslot(v, md->lq_low, md->lq_step, md->lq_levels);
 	else

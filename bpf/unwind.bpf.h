@@ -9,8 +9,9 @@
  *
  * Include after struct scry_uregs and ustack_at_entry (stack.bpf.h),
  * before scry_ustack(). The step logic only uses bpf_map_lookup_elem,
- * bpf_probe_read_user, bpf_loop and scry_stat, so tests/unit/test_unwind.c
- * compiles this very file for the host (SCRY_UNWIND_HOST) with stubs.
+ * bpf_probe_read_user, bpf_loop, scry_stat and scry_opaque, so
+ * tests/unit/test_unwind.c compiles this very file for the host
+ * (SCRY_UNWIND_HOST) with stubs.
  */
 #ifndef SCRY_UNWIND_BPF_H
 #define SCRY_UNWIND_BPF_H
@@ -196,14 +197,20 @@ int scry_unwind_map_find(const struct scry_unwind_proc *proc, __u64 pc,
 		n = SCRY_UNWIND_MAX_MAPS;
 	if (!n)
 		return -1;
-	/* lower bound: the index moves by half, and needs no hi */
+	/*
+	 * lower bound: the index moves by half, and needs no hi. It indexes
+	 * through @out's padding (scry_opaque): 11,025 instructions
+	 * verified of a malloc uprobe's 19,951 before, 869 after.
+	 */
 	for (i = 0; i < SCRY_UNWIND_MAP_STEPS && n > 1; i++) {
 		half = n / 2;
-		if (proc->map[(lo + half) & (SCRY_UNWIND_MAX_MAPS - 1)].start <= pc)
+		m = &proc->map[(scry_opaque(&out->pad, lo) + half) &
+			       (SCRY_UNWIND_MAX_MAPS - 1)];
+		if (m->start <= pc)
 			lo += half;
 		n -= half;
 	}
-	m = &proc->map[lo & (SCRY_UNWIND_MAX_MAPS - 1)];
+	m = &proc->map[scry_opaque(&out->pad, lo) & (SCRY_UNWIND_MAX_MAPS - 1)];
 	if (pc < m->start || pc >= m->end)
 		return -1;
 	*out = *m;

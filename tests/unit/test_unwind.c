@@ -64,6 +64,13 @@ static void scry_stat(__u32 which)
 
 static void *bpf_map_lookup_elem(void *map, const void *key);
 
+/* maps.bpf.h's: the verifier's concern only */
+static __u32 scry_opaque(volatile __u32 *mem, __u32 v)
+{
+	*mem = v;
+	return *mem;
+}
+
 /* bpf_probe_read_user: our own memory, faults reported, never taken */
 static long bpf_probe_read_user(void *dst, __u32 size, const void *src)
 {
