@@ -557,8 +557,7 @@ int attach_probes(struct attach *a)
 	const struct plan *p = a->plan;
 	int err, i;
 
-	err = attach_prog(a, a->skel->progs.task_exit);
-	err = err ? : attach_prog(a, a->skel->progs.follow_fork);
+	err = attach_prog(a, a->skel->progs.follow_fork);
 	err = err ? : attach_prog(a, a->skel->progs.on_exec);
 	err = err ? : attach_prog(a, a->skel->progs.on_mmap_exit);
 	/* BEGIN runs before any other probe fires, as in awk and DTrace */
@@ -569,6 +568,14 @@ int attach_probes(struct attach *a)
 		if (pp->src->attach)
 			err = pp->src->attach(a, pp);
 	}
+	/*
+	 * Last: a tracepoint runs its probes in the order they attached
+	 * (kernel/tracepoint.c func_add), and task_exit drops a process's
+	 * target at its last thread's exit. Attached before a clause's
+	 * sched:sched_process_exit, it hid every traced process's own exit
+	 * from that clause.
+	 */
+	err = err ? : attach_prog(a, a->skel->progs.task_exit);
 	return err;
 }
 
