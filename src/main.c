@@ -383,9 +383,14 @@ static bool pid_exited(pid_t pid)
 	       (!threads || atoi(threads + 9) <= 1);
 }
 
+/*
+ * A pid given twice is one process, traced once (each -p of it attached
+ * its uprobes again, counting every call twice).
+ */
 static int parse_pid(struct cli *c, const char *s)
 {
 	unsigned long long v;
+	int i;
 
 	if (parse_ull("-p", s, 1, INT_MAX, &v))
 		return -EINVAL;
@@ -398,6 +403,9 @@ static int parse_pid(struct cli *c, const char *s)
 			"reaped yet): nothing to trace", v);
 		return -ESRCH;
 	}
+	for (i = 0; i < c->o.npids; i++)
+		if (c->o.pids[i] == (int)v)
+			return 0;
 	if (c->o.npids >= SCRY_MAX_TARGETS) {
 		log_err("-p: at most %d processes", SCRY_MAX_TARGETS);
 		return -E2BIG;
