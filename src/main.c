@@ -384,19 +384,28 @@ static bool pid_exited(pid_t pid)
 }
 
 /*
- * A pid given twice is one process, traced once (each -p of it attached
- * its uprobes again, counting every call twice).
+ * -p names processes, as perf's -p and bpftrace's -p: a thread's id (top
+ * -H shows them) is refused with its process's, not widened to the
+ * process silently, nor traced alone (uprobes and the pidfds are per
+ * process). A pid given twice is one process, traced once (each -p of it
+ * attached its uprobes again, counting every call twice).
  */
 static int parse_pid(struct cli *c, const char *s)
 {
 	unsigned long long v;
-	int i;
+	bool kthread;
+	int i, tgid;
 
 	if (parse_ull("-p", s, 1, INT_MAX, &v))
 		return -EINVAL;
 	if (kill((pid_t)v, 0) && errno == ESRCH) {
 		log_err("-p: pid %llu: no such process", v);
 		return -ESRCH;
+	}
+	if (!proc_task((int)v, &tgid, &kthread) && tgid != (int)v) {
+		log_err("-p: %llu is a thread of process %d: use -p %d (-p "
+			"traces whole processes)", v, tgid, tgid);
+		return -EINVAL;
 	}
 	if (pid_exited((pid_t)v)) {
 		log_err("-p: pid %llu has exited (a zombie its parent has not "
