@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # What -p accepts: a process given twice is traced once, a thread's id is
-# refused with its process's, in one line, exit 2, before any output.
+# refused with its process's, a kernel thread is refused for uprobes; each
+# refusal is one line, exit 2, before any output.
 . "$(dirname "$0")/../lib.sh"
 
 MWL=$WL/malloc_wl
@@ -40,3 +41,20 @@ else
 		-- "$SCRY" -p "$rw" -p "$tid" -d 1 'syscall:read { @ = count() }'
 fi
 { kill -9 $rw; wait $rw; } 2>/dev/null
+
+# a kernel thread: no user code for uprobes (not "it has exited")
+kt=$(pgrep -x kthreadd | head -1)
+if [ -z "$kt" ]; then
+	skip "-p KTHREAD" "no kthreadd visible (a pid namespace without kernel threads)"
+else
+	for q in malloc "uprobe:libc:malloc { @ = count() }"; do
+		expect "-p KTHREAD ($q)" 2 "^scry: pid $kt \(kthreadd\) is a kernel thread: it runs no user code for uprobes to trace" \
+			-- "$SCRY" -p "$kt" -d 1 "$q"
+		check_eq "-p KTHREAD ($q): one line, nothing on stdout" \
+			"$(wc -l <"$TMP/e.err") $(wc -c <"$TMP/e.out")" "1 0"
+	done
+	expect "-l -p KTHREAD" 2 "^scry: pid $kt is a kernel thread: it maps no library 'libc'\$" \
+		-- "$SCRY" -l -p "$kt" 'uprobe:libc:mallo*'
+	"$SCRY" -q -p "$kt" -d 0.2 offcpu >"$TMP/k.out" 2>"$TMP/k.err"
+	check_status "-p KTHREAD: offcpu traces it" $? 0 "$TMP/k.err"
+fi
