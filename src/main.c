@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,9 +33,12 @@ struct cli {
 	const char *state;		/* offcpu --state */
 	bool list;			/* -l */
 	unsigned int hz;		/* profile -F */
+	bool hz_given;			/* -F written (profile's alone) */
 	unsigned long long min_block_us;/* offcpu --min-block */
+	bool min_block_given;		/* --min-block written, 0 too */
 	char expr[1024];		/* a question's expansion */
 	const char *program;		/* an expression, -e, or -f's text */
+	const char *program_opt;	/* "-e" or "-f": which gave it */
 	char *file_text;		/* -f FILE, read */
 };
 
@@ -429,7 +433,8 @@ static int parse_seconds(const char *opt, const char *s, double *out)
 
 	errno = 0;
 	*out = strtod(s, &end);
-	if (errno || end == s || *end || *out <= 0) {
+	/* nan and inf parse, and would trace for ever */
+	if (errno || end == s || *end || !isfinite(*out) || *out <= 0) {
 		log_err("%s: invalid duration '%s' (seconds, e.g. 10 or 0.5)",
 			opt, s);
 		return -EINVAL;
@@ -474,6 +479,23 @@ static __u32 ring_size(unsigned long long v)
 	return n;
 }
 
+/*
+ * An option that says once what only one thing can be (the program, the
+ * command, the output format) is refused the second time: the last one
+ * silently winning ran something else than the user asked for.
+ */
+static int once(const char *opt, const char *given, const char *what)
+{
+	if (!given)
+		return 0;
+	if (!strcmp(opt, given))
+		log_err("%s given twice: a run has one %s", opt, what);
+	else
+		log_err("%s and %s both given: a run has one %s; use one",
+			given, opt, what);
+	return -EINVAL;
+}
+
 static int parse_args(struct cli *c, int argc, char **argv)
 {
 	unsigned long long v;
@@ -493,16 +515,30 @@ static int parse_args(struct cli *c, int argc, char **argv)
 					  long_opts(), NULL)) != -1) {
 		switch (opt) {
 		case 'p': err = parse_pid(c, optarg); break;
-		case 'c': c->o.cmd = optarg; break;
+		case 'c':
+			err = once("-c", c->o.cmd ? "-c" : NULL, "command "
+				   "(one -c runs several: -c 'A; B')");
+			c->o.cmd = optarg;
+			break;
 		case 'u': c->o.user = optarg; break;
 		case OPT_KEEP: c->o.keep = true; break;
 		case 'd':
 			err = parse_seconds("-d", optarg, &c->o.duration_s);
 			break;
 		case 'l': c->list = true; break;
-		case 'e': c->program = optarg; break;
+		case 'e':
+			err = once("-e", c->program_opt, "program (it "
+				   "holds any number of clauses)");
+			c->program = optarg;
+			c->program_opt = "-e";
+			break;
 		case 'a': c->o.all = true; break;
-		case 'f': err = read_program(c, optarg); break;
+		case 'f':
+			err = once("-f", c->program_opt, "program (it "
+				   "holds any number of clauses)");
+			err = err ? : read_program(c, optarg);
+			c->program_opt = "-f";
+			break;
 		case 'w':
 		case OPT_UNSAFE: c->o.unsafe = true; break;
 		case OPT_MAP: c->o.map = optarg; break;
@@ -536,6 +572,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		case 'F':
 			err = parse_ull("-F", optarg, 1, 10000, &v);
 			c->hz = v;
+			c->hz_given = true;
 			break;
 		case OPT_TOP:
 			err = parse_ull("--top", optarg, 1, 1 << 24, &v);
@@ -549,6 +586,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		case OPT_MIN_BLOCK:
 			err = parse_ull("--min-block", optarg, 0,
 					ULLONG_MAX / 1000, &c->min_block_us);
+			c->min_block_given = true;
 			break;
 		case OPT_MAX_KEYS:
 		case OPT_MAX_STACKS:
@@ -563,7 +601,18 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		case 'V': printf("scry %s\n", SCRY_VERSION); exit(0);
 		default:
 			if (opt >= OPT_FORMAT) {
-				c->o.format = &format_table[opt - OPT_FORMAT];
+				const struct format *f =
+					&format_table[opt - OPT_FORMAT];
+				char was[32], now[32];
+
+				if (c->o.format && c->o.format != f) {
+					snprintf(was, sizeof(was), "--%s",
+						 c->o.format->name);
+					snprintf(now, sizeof(now), "--%s",
+						 f->name);
+					err = once(now, was, "output format");
+				}
+				c->o.format = f;
 				break;
 			}
 			fprintf(stderr, "Try 'scry --help'.\n");
@@ -571,6 +620,37 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		}
 	}
 	return err;
+}
+
+/*
+ * Options that belong to one question (-F to profile; --state and
+ * --min-block to offcpu), given with another or with a program of one's
+ * own, where they would be ignored: @q is the question, or NULL.
+ */
+static int check_question_opts(const struct cli *c, const char *q)
+{
+	if ((c->state || c->min_block_given) &&
+	    (!q || strcmp(q, "offcpu"))) {
+		if (q)
+			log_err("--state and --min-block belong to 'scry "
+				"offcpu', not 'scry %s'", q);
+		else
+			log_err("--state and --min-block belong to 'scry "
+				"offcpu'; in an expression write /state == 2 "
+				"&& latency >= NS/");
+		return -EINVAL;
+	}
+	if (c->hz_given && (!q || strcmp(q, "profile"))) {
+		if (q)
+			log_err("-F belongs to 'scry profile', not 'scry %s'",
+				q);
+		else
+			log_err("-F belongs to 'scry profile'; in an "
+				"expression write the rate in the probe: "
+				"profile:HZ");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* The question (or expression) and any options written after it. */
@@ -588,7 +668,7 @@ static int parse_question(struct cli *c, int argc, char **argv)
 				"given by -e or -f", argv[optind]);
 			return -EINVAL;
 		}
-		return 0;
+		return check_question_opts(c, NULL);
 	}
 	if (optind >= argc) {
 		log_err("no question or expression given (try 'scry offcpu "
@@ -604,17 +684,21 @@ static int parse_question(struct cli *c, int argc, char **argv)
 			"argument)", argv[optind]);
 		return -EINVAL;
 	}
+	/* scry malloc -e PROG: which one was meant? */
+	if (c->program) {
+		log_err("'%s' and %s both give the program: use one", word,
+			c->program_opt);
+		return -EINVAL;
+	}
 	for (i = 0; i < sizeof(questions) / sizeof(questions[0]); i++) {
 		if (strcmp(word, questions[i].name))
 			continue;
 		c->o.question = questions[i].name;
-		return questions[i].expand(c);
+		return check_question_opts(c, c->o.question) ? :
+		       questions[i].expand(c);
 	}
-	if (c->state || c->min_block_us) {
-		log_err("--state and --min-block belong to 'scry offcpu'; in "
-			"an expression write /state == 2 && latency >= NS/");
+	if (check_question_opts(c, NULL))
 		return -EINVAL;
-	}
 	c->program = word;
 	return 0;
 }
@@ -729,7 +813,7 @@ int main(int argc, char **argv)
 	if (argc == 1 && !strcmp(argv[0], "scry-keeper"))
 		cmd_keeper();
 	if (parse_args(&c, argc, argv))
-		return EXIT_USAGE;
+		goto usage;
 	if (c.list) {
 		if (optind < argc - 1) {
 			log_err("-l takes one pattern");
@@ -739,13 +823,18 @@ int main(int argc, char **argv)
 				   c.o.npids ? c.o.pids[0] : -1);
 	}
 	if (parse_question(&c, argc, argv) || pick_format(&c.o))
-		return EXIT_USAGE;
+		goto usage;
 	if (c.o.cmd && cmd_check(&(struct cmd_opts){ .line = c.o.cmd,
 						     .user = c.o.user }))
-		return EXIT_USAGE;
+		goto usage;
 	if ((c.o.user || c.o.keep) && !c.o.cmd) {
 		log_err("%s needs -c", c.o.user ? "-u" : "--keep-running");
-		return EXIT_USAGE;
+		goto usage;
+	}
+	if (c.o.all && !c.o.cmd) {
+		log_err("-a needs -c: it traces every process alongside the "
+			"command (without -c or -p every process is traced)");
+		goto usage;
 	}
 	log_verbose = c.o.verbose;
 	log_quiet = c.o.quiet;
@@ -782,4 +871,8 @@ out:
 	expr_free(e);
 	free(c.file_text);
 	return status;
+usage:
+	/* -f's text, read before a later option was refused */
+	free(c.file_text);
+	return EXIT_USAGE;
 }
