@@ -549,7 +549,11 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			break;
 		case 'q': c->o.quiet = true; break;
 		case 'v': c->o.verbose = true; break;
-		case 'o': c->o.output = optarg; break;
+		case 'o':
+			err = once("-o", c->o.output ? "-o" : NULL,
+				   "output file");
+			c->o.output = optarg;
+			break;
 		case OPT_IDLE: c->o.idle = true; break;
 		case OPT_LINES: c->o.lines = true; break;
 		case OPT_STATS: c->o.stats = true; break;

@@ -27,6 +27,7 @@ refused -f "$TMP/p.bt" -e "$P" -- "-f and -e both given: a run has one program (
 refused -e "$P" -e "$P" -- "-e given twice: a run has one program (it holds any number of clauses)"
 refused --json --folded offcpu -- "--json and --folded both given: a run has one output format; use one"
 refused offcpu --svg -o "$TMP/x.svg" --pprof -- "--svg and --pprof both given: a run has one output format; use one"
+refused -o "$TMP/a.txt" -o "$TMP/b.txt" offcpu -- "-o given twice: a run has one output file"
 refused -c true -c false offcpu -- "-c given twice: a run has one command (one -c runs several: -c 'A; B')"
 refused malloc --state S -- "--state and --min-block belong to 'scry offcpu', not 'scry malloc'"
 refused read --min-block 0 -- "--state and --min-block belong to 'scry offcpu', not 'scry read'"
