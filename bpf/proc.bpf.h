@@ -385,10 +385,12 @@ int BPF_PROG(on_mmap_exit_files, struct pt_regs *regs, long ret)
 }
 
 /*
- * A process that is wholly gone stops being a target (so the -c limit
- * counts live processes, and a reused pid starts afresh), and the
- * frontend is told it may let go of what it polls for it. Called from
- * sched_process_exit for every thread; only the last one counts.
+ * A process whose last thread exits loses its address space (generation,
+ * mapping list), and the frontend is told it may let go of what it polls
+ * for it. Called from sched_process_exit for every thread; only the last
+ * one counts. It stays a target: the rest of its exit (closing its
+ * files, the SIGCHLD to its parent) is still its own, for the clauses to
+ * see; scry_proc_free ends that.
  */
 static __always_inline void scry_proc_exit(struct task_struct *p)
 {
@@ -404,7 +406,6 @@ static __always_inline void scry_proc_exit(struct task_struct *p)
 	if (g)
 		gen = *g;
 	known = scry_followed(tgid);
-	bpf_map_delete_elem(&targets, &tgid);
 	bpf_map_delete_elem(&seen, &tgid);
 	bpf_map_delete_elem(&gens, &tgid);
 	bpf_map_delete_elem(&unwind_procs, &tgid);
@@ -413,6 +414,27 @@ static __always_inline void scry_proc_exit(struct task_struct *p)
 	n = scry_notice_new(SCRY_NOTICE_EXIT, tgid, gen);
 	if (n)
 		bpf_ringbuf_submit(n, 0);
+}
+
+/*
+ * A process that is wholly gone, reaped and freed, stops being a target
+ * (so the -c limit counts processes not yet reaped, and a reused pid
+ * starts afresh), with whatever the end of its exit gave it again.
+ * sched_process_free runs for each task after its release, the group
+ * leader's last (a leader waits as a zombie for its threads); after an
+ * exec by another thread the old leader has that thread's id, not the
+ * tgid, and the process lives on.
+ */
+static __always_inline void scry_proc_free(struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+
+	if (BPF_CORE_READ(p, pid) != tgid)
+		return;
+	bpf_map_delete_elem(&targets, &tgid);
+	bpf_map_delete_elem(&seen, &tgid);
+	bpf_map_delete_elem(&gens, &tgid);
+	bpf_map_delete_elem(&unwind_procs, &tgid);
 }
 
 #endif /* SCRY_PROC_BPF_H */

@@ -349,6 +349,14 @@ int BPF_PROG(task_exit, struct task_struct *p)
 	return on_exit(ctx, p);
 }
 
+/* An RCU callback, in no task of its own: it reads only @p. */
+SEC("raw_tp/sched_process_free")
+int BPF_PROG(task_free, struct task_struct *p)
+{
+	scry_proc_free(p);
+	return 0;
+}
+
 /* ---- uprobe / uretprobe / usdt ---------------------------------------- */
 
 static __always_inline void scry_uregs_ctx(struct pt_regs *regs,

@@ -324,7 +324,8 @@ static void alloc_on_demand(struct attach *a)
 	/*
 	 * The probes' kinds say where their programs run (SOURCE_IN_TASK);
 	 * the engine's own (task_exit, follow_fork, on_exec, on_mmap_exit:
-	 * exit, fork, exec, mmap) always run in the task they follow.
+	 * exit, fork, exec, mmap) always run in the task they follow;
+	 * task_free, an RCU callback, only deletes.
 	 */
 	if (!plan_in_task(a->plan))
 		return;
@@ -388,9 +389,10 @@ static int load_engine(struct attach *a, bool cut)
 	bpf_program__set_autoload(a->skel->progs.on_mmap_exit, p->key_ustack);
 	/*
 	 * a thread that exits leaves nothing parked behind, a process that
-	 * exits is no target, nor a generation, any more
+	 * exits no generation; one that is freed is no target any more
 	 */
 	bpf_program__set_autoload(a->skel->progs.task_exit, true);
+	bpf_program__set_autoload(a->skel->progs.task_free, true);
 	for (i = 0; i < p->nprobes; i++) {
 		const struct plan_probe *pp = &p->probes[i];
 
@@ -577,8 +579,7 @@ int attach_probes(struct attach *a)
 	const struct plan *p = a->plan;
 	int err, i;
 
-	err = attach_prog(a, a->skel->progs.task_exit);
-	err = err ? : attach_prog(a, a->skel->progs.follow_fork);
+	err = attach_prog(a, a->skel->progs.follow_fork);
 	err = err ? : attach_prog(a, a->skel->progs.on_exec);
 	err = err ? : attach_prog(a, a->skel->progs.on_mmap_exit);
 	/* BEGIN runs before any other probe fires, as in awk and DTrace */
@@ -589,6 +590,14 @@ int attach_probes(struct attach *a)
 		if (pp->src->attach)
 			err = pp->src->attach(a, pp);
 	}
+	/*
+	 * Last: a tracepoint runs its probes in the order they attached
+	 * (kernel/tracepoint.c func_add), and task_exit ends a process's
+	 * address space (generation, mappings) at its last thread's exit:
+	 * a clause's sched:sched_process_exit sees the process as it was.
+	 */
+	err = err ? : attach_prog(a, a->skel->progs.task_exit);
+	err = err ? : attach_prog(a, a->skel->progs.task_free);
 	return err;
 }
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,9 +34,12 @@ struct cli {
 	const char *state;		/* offcpu --state */
 	bool list;			/* -l */
 	unsigned int hz;		/* profile -F */
+	bool hz_given;			/* -F written (profile's alone) */
 	unsigned long long min_block_us;/* offcpu --min-block */
+	bool min_block_given;		/* --min-block written, 0 too */
 	char expr[1024];		/* a question's expansion */
 	const char *program;		/* an expression, -e, or -f's text */
+	const char *program_opt;	/* "-e" or "-f": which gave it */
 	char *file_text;		/* -f FILE, read */
 };
 
@@ -384,9 +388,18 @@ static bool pid_exited(pid_t pid)
 	       (!threads || atoi(threads + 9) <= 1);
 }
 
+/*
+ * -p names processes, as perf's -p and bpftrace's -p: a thread's id (top
+ * -H shows them) is refused with its process's, not widened to the
+ * process silently, nor traced alone (uprobes and the pidfds are per
+ * process). A pid given twice is one process, traced once (each -p of it
+ * attached its uprobes again, counting every call twice).
+ */
 static int parse_pid(struct cli *c, const char *s)
 {
 	unsigned long long v;
+	bool kthread;
+	int i, tgid;
 
 	if (parse_ull("-p", s, 1, INT_MAX, &v))
 		return -EINVAL;
@@ -394,11 +407,19 @@ static int parse_pid(struct cli *c, const char *s)
 		log_err("-p: pid %llu: no such process", v);
 		return -ESRCH;
 	}
+	if (!proc_task((int)v, &tgid, &kthread) && tgid != (int)v) {
+		log_err("-p: %llu is a thread of process %d: use -p %d (-p "
+			"traces whole processes)", v, tgid, tgid);
+		return -EINVAL;
+	}
 	if (pid_exited((pid_t)v)) {
 		log_err("-p: pid %llu has exited (a zombie its parent has not "
 			"reaped yet): nothing to trace", v);
 		return -ESRCH;
 	}
+	for (i = 0; i < c->o.npids; i++)
+		if (c->o.pids[i] == (int)v)
+			return 0;
 	if (c->o.npids >= SCRY_MAX_TARGETS) {
 		log_err("-p: at most %d processes", SCRY_MAX_TARGETS);
 		return -E2BIG;
@@ -413,7 +434,8 @@ static int parse_seconds(const char *opt, const char *s, double *out)
 
 	errno = 0;
 	*out = strtod(s, &end);
-	if (errno || end == s || *end || *out <= 0) {
+	/* nan and inf parse, and would trace for ever */
+	if (errno || end == s || *end || !isfinite(*out) || *out <= 0) {
 		log_err("%s: invalid duration '%s' (seconds, e.g. 10 or 0.5)",
 			opt, s);
 		return -EINVAL;
@@ -472,6 +494,23 @@ static void bad_option(int opt, const char *arg)
 		log_err("unknown option '%s' (try 'scry --help')", arg);
 }
 
+/*
+ * An option that says once what only one thing can be (the program, the
+ * command, the output format) is refused the second time: the last one
+ * silently winning ran something else than the user asked for.
+ */
+static int once(const char *opt, const char *given, const char *what)
+{
+	if (!given)
+		return 0;
+	if (!strcmp(opt, given))
+		log_err("%s given twice: a run has one %s", opt, what);
+	else
+		log_err("%s and %s both given: a run has one %s; use one",
+			given, opt, what);
+	return -EINVAL;
+}
+
 static int parse_args(struct cli *c, int argc, char **argv)
 {
 	unsigned long long v;
@@ -492,16 +531,30 @@ static int parse_args(struct cli *c, int argc, char **argv)
 					  long_opts(), NULL)) != -1) {
 		switch (opt) {
 		case 'p': err = parse_pid(c, optarg); break;
-		case 'c': c->o.cmd = optarg; break;
+		case 'c':
+			err = once("-c", c->o.cmd ? "-c" : NULL, "command "
+				   "(one -c runs several: -c 'A; B')");
+			c->o.cmd = optarg;
+			break;
 		case 'u': c->o.user = optarg; break;
 		case OPT_KEEP: c->o.keep = true; break;
 		case 'd':
 			err = parse_seconds("-d", optarg, &c->o.duration_s);
 			break;
 		case 'l': c->list = true; break;
-		case 'e': c->program = optarg; break;
+		case 'e':
+			err = once("-e", c->program_opt, "program (it "
+				   "holds any number of clauses)");
+			c->program = optarg;
+			c->program_opt = "-e";
+			break;
 		case 'a': c->o.all = true; break;
-		case 'f': err = read_program(c, optarg); break;
+		case 'f':
+			err = once("-f", c->program_opt, "program (it "
+				   "holds any number of clauses)");
+			err = err ? : read_program(c, optarg);
+			c->program_opt = "-f";
+			break;
 		case 'w':
 		case OPT_UNSAFE: c->o.unsafe = true; break;
 		case OPT_MAP: c->o.map = optarg; break;
@@ -512,7 +565,11 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			break;
 		case 'q': c->o.quiet = true; break;
 		case 'v': c->o.verbose = true; break;
-		case 'o': c->o.output = optarg; break;
+		case 'o':
+			err = once("-o", c->o.output ? "-o" : NULL,
+				   "output file");
+			c->o.output = optarg;
+			break;
 		case OPT_IDLE: c->o.idle = true; break;
 		case OPT_LINES: c->o.lines = true; break;
 		case OPT_STATS: c->o.stats = true; break;
@@ -535,6 +592,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		case 'F':
 			err = parse_ull("-F", optarg, 1, 10000, &v);
 			c->hz = v;
+			c->hz_given = true;
 			break;
 		case OPT_TOP:
 			err = parse_ull("--top", optarg, 1, 1 << 24, &v);
@@ -548,6 +606,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		case OPT_MIN_BLOCK:
 			err = parse_ull("--min-block", optarg, 0,
 					ULLONG_MAX / 1000, &c->min_block_us);
+			c->min_block_given = true;
 			break;
 		case OPT_MAX_KEYS:
 		case OPT_MAX_STACKS:
@@ -562,7 +621,18 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		case 'V': printf("scry %s\n", SCRY_VERSION); exit(0);
 		default:
 			if (opt >= OPT_FORMAT) {
-				c->o.format = &format_table[opt - OPT_FORMAT];
+				const struct format *f =
+					&format_table[opt - OPT_FORMAT];
+				char was[32], now[32];
+
+				if (c->o.format && c->o.format != f) {
+					snprintf(was, sizeof(was), "--%s",
+						 c->o.format->name);
+					snprintf(now, sizeof(now), "--%s",
+						 f->name);
+					err = once(now, was, "output format");
+				}
+				c->o.format = f;
 				break;
 			}
 			bad_option(opt, argv[optind - 1]);
@@ -604,6 +674,37 @@ static void program_error(const char *prog, const struct expr_error *eerr)
 		hint_format(h, nh, hint, sizeof(hint)), names);
 }
 
+/*
+ * Options that belong to one question (-F to profile; --state and
+ * --min-block to offcpu), given with another or with a program of one's
+ * own, where they would be ignored: @q is the question, or NULL.
+ */
+static int check_question_opts(const struct cli *c, const char *q)
+{
+	if ((c->state || c->min_block_given) &&
+	    (!q || strcmp(q, "offcpu"))) {
+		if (q)
+			log_err("--state and --min-block belong to 'scry "
+				"offcpu', not 'scry %s'", q);
+		else
+			log_err("--state and --min-block belong to 'scry "
+				"offcpu'; in an expression write /state == 2 "
+				"&& latency >= NS/");
+		return -EINVAL;
+	}
+	if (c->hz_given && (!q || strcmp(q, "profile"))) {
+		if (q)
+			log_err("-F belongs to 'scry profile', not 'scry %s'",
+				q);
+		else
+			log_err("-F belongs to 'scry profile'; in an "
+				"expression write the rate in the probe: "
+				"profile:HZ");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The question (or expression) and any options written after it. */
 static int parse_question(struct cli *c, int argc, char **argv)
 {
@@ -619,7 +720,7 @@ static int parse_question(struct cli *c, int argc, char **argv)
 				"given by -e or -f", argv[optind]);
 			return -EINVAL;
 		}
-		return 0;
+		return check_question_opts(c, NULL);
 	}
 	if (optind >= argc) {
 		log_err("no question or expression given (try 'scry offcpu "
@@ -635,17 +736,21 @@ static int parse_question(struct cli *c, int argc, char **argv)
 			"argument)", argv[optind]);
 		return -EINVAL;
 	}
+	/* scry malloc -e PROG: which one was meant? */
+	if (c->program) {
+		log_err("'%s' and %s both give the program: use one", word,
+			c->program_opt);
+		return -EINVAL;
+	}
 	for (i = 0; i < sizeof(questions) / sizeof(questions[0]); i++) {
 		if (strcmp(word, questions[i].name))
 			continue;
 		c->o.question = questions[i].name;
-		return questions[i].expand(c);
+		return check_question_opts(c, c->o.question) ? :
+		       questions[i].expand(c);
 	}
-	if (c->state || c->min_block_us) {
-		log_err("--state and --min-block belong to 'scry offcpu'; in "
-			"an expression write /state == 2 && latency >= NS/");
+	if (check_question_opts(c, NULL))
 		return -EINVAL;
-	}
 	c->program = word;
 	return 0;
 }
@@ -760,7 +865,7 @@ int main(int argc, char **argv)
 	if (argc == 1 && !strcmp(argv[0], "scry-keeper"))
 		cmd_keeper();
 	if (parse_args(&c, argc, argv))
-		return EXIT_USAGE;
+		goto usage;
 	if (c.list) {
 		if (optind < argc - 1) {
 			log_err("-l takes one pattern");
@@ -770,13 +875,18 @@ int main(int argc, char **argv)
 				   c.o.npids ? c.o.pids[0] : -1);
 	}
 	if (parse_question(&c, argc, argv) || pick_format(&c.o))
-		return EXIT_USAGE;
+		goto usage;
 	if (c.o.cmd && cmd_check(&(struct cmd_opts){ .line = c.o.cmd,
 						     .user = c.o.user }))
-		return EXIT_USAGE;
+		goto usage;
 	if ((c.o.user || c.o.keep) && !c.o.cmd) {
 		log_err("%s needs -c", c.o.user ? "-u" : "--keep-running");
-		return EXIT_USAGE;
+		goto usage;
+	}
+	if (c.o.all && !c.o.cmd) {
+		log_err("-a needs -c: it traces every process alongside the "
+			"command (without -c or -p every process is traced)");
+		goto usage;
 	}
 	log_verbose = c.o.verbose;
 	log_quiet = c.o.quiet;
@@ -813,4 +923,8 @@ out:
 	expr_free(e);
 	free(c.file_text);
 	return status;
+usage:
+	/* -f's text, read before a later option was refused */
+	free(c.file_text);
+	return EXIT_USAGE;
 }

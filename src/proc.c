@@ -376,3 +376,37 @@ int proc_start_time(int pid, struct timespec *start)
 	start->tv_nsec = ns % 1000000000;
 	return 0;
 }
+
+#define PROC_PF_KTHREAD	0x00200000	/* include/linux/sched.h */
+
+int proc_task(int pid, int *tgid, bool *kthread)
+{
+	char buf[1024], *p, *end;
+	unsigned long flags;
+	int i;
+
+	if (proc_read(pid, "status", buf, sizeof(buf)) <= 0)
+		return -ESRCH;
+	p = strstr(buf, "\nTgid:");
+	if (!p)
+		return -EINVAL;
+	*tgid = (int)strtol(p + 6, &end, 10);
+	if (end == p + 6 || *tgid <= 0)
+		return -EINVAL;
+	if (proc_read(pid, "stat", buf, sizeof(buf)) <= 0)
+		return -ESRCH;
+	/* field 9, flags: 7 fields on from the ')' that ends comm (field 2),
+	 * the last ')' as comm may hold one. /proc/PID/status says
+	 * "Kthread:" only from 6.0 */
+	p = strrchr(buf, ')');
+	for (i = 0; i < 7 && p; i++)
+		p = strchr(p + 1, ' ');
+	if (!p)
+		return -EINVAL;
+	errno = 0;
+	flags = strtoul(p + 1, &end, 10);
+	if (errno || end == p + 1 || *end != ' ')
+		return -EINVAL;
+	*kthread = flags & PROC_PF_KTHREAD;
+	return 0;
+}

@@ -556,7 +556,15 @@ static int resolve_in_pid(const char *lib, int pid, char *path,
 
 	err = maps_files(pid, &files, &n);
 	if (err == -ESRCH) {
-		sb_add(msg, "process %d not found", pid);
+		bool kthread = false;
+		int tgid;
+
+		/* a kernel thread's maps are empty, as a gone process's */
+		if (!proc_task(pid, &tgid, &kthread) && kthread)
+			sb_add(msg, "pid %d is a kernel thread: it maps no "
+			       "library '%s'", pid, lib);
+		else
+			sb_add(msg, "process %d not found", pid);
 		return err;
 	}
 	if (err) {

@@ -20,6 +20,7 @@
 #include <scry/log.h>
 #include <scry/obj.h>
 #include <scry/plan.h>
+#include <scry/proc.h>
 #include <scry/resolve.h>
 #include <scry/session.h>
 #include <scry/source.h>
@@ -364,11 +365,35 @@ static int attach_usdt(struct attach *a, const struct plan_probe *pp, int pid)
 	return keep(a, l, probe_text(pp, what, sizeof(what)), pid);
 }
 
+/*
+ * A kernel thread (kthreadd, kworkers) maps no files and runs no user
+ * code: no uprobe can fire in it. Said so, not as a process that maps no
+ * such function or has exited, as its empty mappings would make it look.
+ */
+static int check_user_pid(struct attach *a, int pid)
+{
+	bool kthread = false;
+	char comm[64] = "";
+	int tgid;
+
+	if (pid <= 0 || proc_task(pid, &tgid, &kthread) || !kthread)
+		return 0;
+	if (proc_read(pid, "comm", comm, sizeof(comm)) > 0)
+		comm[strcspn(comm, "\n")] = '\0';
+	log_err("pid %d%s%s%s is a kernel thread: it runs no user code for "
+		"uprobes to trace (offcpu, profile and kprobes can)", pid,
+		*comm ? " (" : "", comm, *comm ? ")" : "");
+	a->usage_error = true;
+	return -EINVAL;
+}
+
 static int uprobe_attach(struct attach *a, const struct plan_probe *pp)
 {
 	int pids[SCRY_MAX_TARGETS], n, i, err = 0;
 
 	n = attach_pids(a, pids);
+	for (i = 0; i < n && !err; i++)
+		err = check_user_pid(a, pids[i]);
 	for (i = 0; i < n && !err; i++) {
 		if (pp->src == &source_usdt)
 			err = attach_usdt(a, pp, pids[i]);

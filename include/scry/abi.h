@@ -18,7 +18,7 @@
 #define SCRY_MAX_INTKEYS	4	/* scalar key columns per aggregation */
 #define SCRY_COMM_LEN		16
 #define SCRY_MAX_TARGETS	64	/* -p processes given on the command line */
-#define SCRY_MAX_FOLLOWED	8192	/* live processes -c may grow into */
+#define SCRY_MAX_FOLLOWED	8192	/* -c's processes, until reaped */
 
 /*
  * targets[tgid]: who is traced. -p processes are TRACED. The -c command is

@@ -81,4 +81,12 @@ ssize_t proc_read(int pid, const char *file, char *buf, size_t size);
  */
 int proc_start_time(int pid, struct timespec *start);
 
+/*
+ * What -p @pid names: @tgid, the process it is a thread of (@pid itself
+ * for a process), and @kthread, whether it is a kernel thread (no user
+ * code, no mappings). Returns 0, -ESRCH when it is gone, or -EINVAL for
+ * /proc text that does not parse.
+ */
+int proc_task(int pid, int *tgid, bool *kthread);
+
 #endif /* SCRY_PROC_H */
