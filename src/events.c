@@ -123,7 +123,7 @@ static void put_stack_value(struct events *e, const struct plan_type *t,
 	int err = drain_stack(e->a, e->syms, t, id, pid, &st);
 
 	if (!err && t->fmt == PLAN_F_USTACK && pid > 0 &&
-	    unmapped_frame(&st) && !syms_refresh_pid(e->syms, pid)) {
+	    unmapped_frame(&st) && !syms_catch_up(e->syms, pid)) {
 		report_stack_free(&st);
 		err = drain_stack(e->a, e->syms, t, id, pid, &st);
 	}

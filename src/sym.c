@@ -73,6 +73,7 @@ struct sproc {
 	 */
 	bool told;
 	__u32 gen;
+	double caught_up;	/* when syms_catch_up read it, 0 since a notice */
 	bool exe_known;		/* exe_dev/ino read (not for told ones) */
 	bool no_exe;		/* not told, and no exe when read */
 	dev_t exe_dev;		/* what /proc/PID/exe was at the last read */
@@ -805,6 +806,8 @@ int syms_notice_pid(struct syms *s, int pid, __u32 gen, bool changed)
 		return -EINVAL;
 	pp = proc_slot(s, pid);
 	p = *pp;
+	if (p)
+		p->caught_up = 0;
 	/* read for this address space already (a fork's copy) */
 	if (p && !p->gone && p->told && !p->exited && p->gen == gen &&
 	    !changed)
@@ -842,6 +845,35 @@ int syms_refresh_pid(struct syms *s, int pid)
 	return sproc_read(s, *pp);
 }
 
+/* How often a process whose frames stay unknown is read again, at most. */
+#define CATCH_UP_EVERY_S	0.1
+
+int syms_catch_up(struct syms *s, int pid)
+{
+	struct sproc **pp;
+	struct timespec ts;
+	double now;
+
+	if (!s || pid <= 0)
+		return -EINVAL;
+	pp = proc_slot(s, pid);
+	if (!*pp)
+		return syms_add_pid(s, pid);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec + ts.tv_nsec / 1e9;
+	/*
+	 * Once until a notice about it comes, or a while has passed: a
+	 * second mmap may race its notice too, but a frame that is never
+	 * named (a JIT's, with no perf map) must not cost a read of
+	 * /proc/PID/maps each printed event.
+	 */
+	if ((*pp)->exited || (*pp)->gone ||
+	    ((*pp)->caught_up && now - (*pp)->caught_up < CATCH_UP_EVERY_S))
+		return 1;
+	(*pp)->caught_up = now;
+	return sproc_read(s, *pp);
+}
+
 int syms_add_mapping(struct syms *s, int pid, const struct addrspace_map *m)
 {
 	struct sproc **pp;
@@ -857,6 +889,7 @@ int syms_add_mapping(struct syms *s, int pid, const struct addrspace_map *m)
 	/* what the events say is what the process has */
 	(*pp)->gone = false;
 	(*pp)->exited = 0;
+	(*pp)->caught_up = 0;
 	return addrspace_add((*pp)->as, m);
 }
 

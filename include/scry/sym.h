@@ -67,6 +67,16 @@ void syms_notices_lost(struct syms *s);
 int syms_refresh_pid(struct syms *s, int pid);
 
 /*
+ * A frame of @pid's in no mapping scry knows of (an event that came
+ * before the notice of its mmap): its mappings read again, once until
+ * the next notice about it or a tenth of a second. A frame that stays
+ * unknown (JIT code with no perf map, a frame-pointer walk's junk last
+ * frame) costs no read each event, and a process that exited keeps what
+ * it had. Returns 0 when read again, 1 when not, or -errno.
+ */
+int syms_catch_up(struct syms *s, int pid);
+
+/*
  * Record one mapping @m of @pid without reading /proc (a record from a
  * BPF event; see addrspace_add: m->obj NULL is an unknown file). It
  * replaces what it covers. A pid not known yet is created without a
