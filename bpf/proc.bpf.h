@@ -388,9 +388,12 @@ int BPF_PROG(on_mmap_exit_files, struct pt_regs *regs, long ret)
  * A process whose last thread exits loses its address space (generation,
  * mapping list), and the frontend is told it may let go of what it polls
  * for it. Called from sched_process_exit for every thread; only the last
- * one counts. It stays a target: the rest of its exit (closing its
- * files, the SIGCHLD to its parent) is still its own, for the clauses to
- * see; scry_proc_free ends that.
+ * one counts. Dropped here, while its pid is still its own (a reused pid
+ * must not inherit them); what the rest of its exit announces again is
+ * dropped by scry_proc_free. It stays a target, whatever order the
+ * tracepoint's programs run in: the rest of its exit (closing its files,
+ * the SIGCHLD to its parent) is still its own, for the clauses to see;
+ * scry_proc_free ends that.
  */
 static __always_inline void scry_proc_exit(struct task_struct *p)
 {

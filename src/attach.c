@@ -143,7 +143,7 @@ static void configure(struct attach *a)
 /*
  * Where the kernel traces targets only (-c, -p), a process gets a
  * generation (gens) and is announced (seen) only while it is a target,
- * and its exit lets go of all three at once (proc.bpf.h: scry_proc_exit):
+ * and its end lets go of all three (proc.bpf.h: scry_proc_exit, _free):
  * neither needs more entries than targets has. offcpu preallocates both:
  * 32,768 entries each were ~0.9 ms of its start apiece.
  */
@@ -579,7 +579,16 @@ int attach_probes(struct attach *a)
 	const struct plan *p = a->plan;
 	int err, i;
 
-	err = attach_prog(a, a->skel->progs.follow_fork);
+	/*
+	 * First: a process announced by a probe and gone before these were
+	 * in would keep its generation and mappings for its pid's next
+	 * owner. A clause on sched_process_exit still sees the process as a
+	 * target whatever the order: only scry_proc_free, once it is
+	 * reaped, ends that (proc.bpf.h).
+	 */
+	err = attach_prog(a, a->skel->progs.task_exit);
+	err = err ? : attach_prog(a, a->skel->progs.task_free);
+	err = err ? : attach_prog(a, a->skel->progs.follow_fork);
 	err = err ? : attach_prog(a, a->skel->progs.on_exec);
 	err = err ? : attach_prog(a, a->skel->progs.on_mmap_exit);
 	/* BEGIN runs before any other probe fires, as in awk and DTrace */
@@ -590,14 +599,6 @@ int attach_probes(struct attach *a)
 		if (pp->src->attach)
 			err = pp->src->attach(a, pp);
 	}
-	/*
-	 * Last: a tracepoint runs its probes in the order they attached
-	 * (kernel/tracepoint.c func_add), and task_exit ends a process's
-	 * address space (generation, mappings) at its last thread's exit:
-	 * a clause's sched:sched_process_exit sees the process as it was.
-	 */
-	err = err ? : attach_prog(a, a->skel->progs.task_exit);
-	err = err ? : attach_prog(a, a->skel->progs.task_free);
 	return err;
 }
 
