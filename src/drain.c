@@ -811,6 +811,9 @@ int drain_one(struct attach *a, struct syms *s, int map, struct report *r)
 		return err;
 	err = drain_map(a, s, r, p->maps[map].kind == PLAN_MAP_VAR, map,
 			false, false, caps);
+	/* keys that print the same are one row, as at the end */
+	if (!err && p->maps[map].kind == PLAN_MAP_AGG)
+		report_merge(r->maps[map]);
 	/* only this map: the others were never filled */
 	keep = r->maps[map];
 	r->nmaps = 0;

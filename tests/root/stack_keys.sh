@@ -32,6 +32,14 @@ check_eq "ustack(2) key, text: cmp_alloc's row is malloc, cmp_alloc, its count" 
 check_eq "ustack(2) key, text: no row shows a third frame" \
 	"$(grep -c '`main' "$TMP/u2.out")" 0 "$TMP/u2.out"
 
+# print(@) in END: the same one row as the map printed at the end
+"$SCRY" -q -c "$MWL sizes" \
+	'uprobe:libc:malloc { @[ustack(2)] = count() } END { print(@); clear(@) }' >"$TMP/p2.out" 2>"$TMP/p2.err"
+check_status "ustack(2) key, print(@): exit status" $? 0 "$TMP/p2.err"
+check_eq "ustack(2) key, print(@): cmp_alloc's row once, with every call" \
+	"$(grep -A2 '`cmp_alloc' "$TMP/p2.out" | sed 's/^ *//; s/+0x[0-9a-f]*//')" \
+	"$(printf 'malloc_wl`cmp_alloc\n%s' "$cmp_calls")" "$TMP/p2.out"
+
 # kstack(1): one frame of the kernel's path to the tracepoint, whatever
 # this kernel names it
 "$SCRY" -q --folded -c "$MWL rate 1" \
