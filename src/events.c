@@ -16,6 +16,7 @@
 #include <scry/events.h>
 #include <scry/log.h>
 #include <scry/out.h>
+#include <scry/outfile.h>
 #include <scry/plan.h>
 #include <scry/report.h>
 #include <scry/sane.h>
@@ -343,12 +344,17 @@ int events_consume(void *ctx, void *data, size_t len)
 	if (!e->releasing && stop_requested() && names(o) &&
 	    hold(e, data, len))
 		return 0;
-	/* errno: a closed pipe (EPIPE) ends the run quietly, session.c */
-	if (n && fwrite(e->line_buf, 1, n, e->dest) != (size_t)n && !e->err)
-		e->err = errno ? -errno : -EIO;
-	/* a reader of a pipe sees each event as it happens */
+	/*
+	 * Past stdio, straight to the fd, so a reader of a pipe sees each
+	 * event as it happens and a non-blocking one's EAGAIN is waited out
+	 * (stdio drops what a failed flush held). What stdio holds of
+	 * earlier output goes first. A closed pipe (EPIPE) ends the run
+	 * quietly, another error with a line (session.c).
+	 */
 	if (fflush(e->dest) && !e->err)
 		e->err = -errno;
+	if (n && !e->err)
+		e->err = outfile_write_fd(fileno(e->dest), e->line_buf, n);
 	return 0;
 }
 

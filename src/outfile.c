@@ -277,9 +277,9 @@ static int make_tmp(const struct outfile *of, char tmp[NAME_MAX + 1])
 	return -EEXIST;
 }
 
-/* All of @len, with the errno of the write that failed (ENOSPC, EPIPE). */
-static int write_all(int fd, const char *p, size_t len)
+int outfile_write_fd(int fd, const void *buf, size_t len)
 {
+	const char *p = buf;
 	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
 	ssize_t n;
 
@@ -485,7 +485,7 @@ static ssize_t stream_write(void *cookie, const char *buf, size_t len)
 	struct outfile *of = cookie;
 
 	if (!of->err)
-		of->err = write_all(of->wfd, buf, len);
+		of->err = outfile_write_fd(of->wfd, buf, len);
 	if (of->err) {
 		errno = -of->err;
 		return -1;

@@ -65,6 +65,13 @@ int outfile_end(struct outfile *of, bool ok);
  */
 int outfile_write(struct outfile *of, const void *buf, size_t len);
 
+/*
+ * All of @len to @fd, a non-blocking one's EAGAIN waited out (its parent
+ * may have set O_NONBLOCK on a shared pipe). 0, or the -errno of the
+ * write that failed (-ENOSPC, -EPIPE).
+ */
+int outfile_write_fd(int fd, const void *buf, size_t len);
+
 /* The path as given, or "standard output", for messages. */
 const char *outfile_name(const struct outfile *of);
 

@@ -192,6 +192,26 @@ check_status "printf to a full disk: status 1" $? 1 "$TMP/full.err"
 check_eq "printf to a full disk: one line saying so" \
 	"$(grep -v '^[0-9]' "$TMP/full.err")" "scry: writing the output: No space left on device"
 
+# a non-blocking stdout (its parent set O_NONBLOCK on the pipe) whose
+# reader comes late: the full pipe is waited for, every line arrives
+cat >"$TMP/nb.py" <<'EOF'
+import fcntl, os, subprocess, sys, time
+r, w = os.pipe()
+fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)
+p = subprocess.Popen(sys.argv[1:], stdout=w, stderr=subprocess.DEVNULL)
+os.close(w)
+time.sleep(1)		# the pipe fills (64 KiB) before anyone reads
+out = b""
+while True:
+    b = os.read(r, 65536)
+    if not b:
+        break
+    out += b
+print(p.wait(), out.count(b"malloc 16\n"))
+EOF
+check_eq "printf to a non-blocking pipe read late: status 0, all 20000 lines" \
+	"$($PY "$TMP/nb.py" "$SCRY" -q -c "$WL/malloc_wl rate 20000" 'uprobe:libc:malloc /arg0 == 16/ { printf("malloc %d\n", arg0) }')" "0 20000"
+
 # a flame graph of a question without stacks is its keys' (the read
 # question's paths), as flamegraph.pl draws its --folded lines
 head -c 3000 /dev/zero >"$TMP/f3000"
