@@ -35,13 +35,15 @@ check_eq "-c, 10 runs: every run prints the 3 stacks named whole" \
 wl=$!
 CLEANUP+=("kill -9 $wl")
 sleep 0.1
-for d in 0.05 0.1; do
+for d in 0.05 0.1 0.5; do
 	"$SCRY" -q -p $wl -d $d \
 		'uprobe:libc:nanosleep { printf("%s\n", ustack) }' \
 		>"$TMP/p$d.out" 2>"$TMP/p$d.err"
 	check_status "-p -d $d: exit status" $? 0 "$TMP/p$d.err"
 	n=$(grep -c 'nanosleep' "$TMP/p$d.out")
-	check "-p -d $d: stacks printed" test "$n" -ge 1
+	# a loaded machine may not run the workload within 50 ms: only the
+	# longest run must have stacks; every stack printed must be named
+	[ "$d" = 0.5 ] && check "-p -d $d: stacks printed" test "$n" -ge 1
 	check_eq "-p -d $d: each names slow_fn and main, no frame unknown" \
 		"$(grep -c 'malloc_wl`slow_fn' "$TMP/p$d.out") $(grep -c 'malloc_wl`main' "$TMP/p$d.out") $(grep -c unknown "$TMP/p$d.out")" \
 		"$n $n 0" "$TMP/p$d.out"
