@@ -485,8 +485,11 @@ static void bad_option(int opt, const char *arg)
 {
 	char shortopt[3] = { '-', (char)optopt, 0 };
 
-	/* a short option may sit in a group (-qx): named alone */
-	if (arg[0] == '-' && arg[1] != '-' && optopt > 0 && optopt < 128)
+	/*
+	 * A short option is named alone: it may sit in a group (-qx, -xq),
+	 * and then argv[optind - 1] is not where it was.
+	 */
+	if (optopt > 0 && optopt < 128 && strncmp(arg, "--", 2))
 		arg = shortopt;
 	if (opt == ':')
 		log_err("option '%s' needs a value (try 'scry --help')", arg);

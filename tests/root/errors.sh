@@ -10,6 +10,7 @@ expect "-c not found" 2 '^scry: -c: no-such-cmd-xyz: command not found$' -- "$SC
 expect "bad duration" 2 "^scry: -d: invalid duration 'soon'" -- "$SCRY" offcpu -d soon
 expect "unknown option" 2 "^scry: unknown option '--frobnicate' \(try 'scry --help'\)$" -- "$SCRY" offcpu --frobnicate
 expect "unknown option in a group" 2 "^scry: unknown option '-x' \(try 'scry --help'\)$" -- "$SCRY" -qx offcpu
+expect "unknown option first in a group" 2 "^scry: unknown option '-x' \(try 'scry --help'\)$" -- "$SCRY" -p 1 -xq offcpu
 expect "option without its value" 2 "^scry: option '--max-keys' needs a value \(try 'scry --help'\)$" -- "$SCRY" offcpu --max-keys
 expect "misspelt question" 2 "^scry: unknown question 'mallocs'; did you mean: malloc\? \(questions: offcpu malloc read write profile; " -- "$SCRY" mallocs -p 1
 expect "misspelt tracepoint" 2 "^scry: tracepoint:sched:sched_switchh: no such tracepoint; did you mean: sched:sched_switch\?$" -- "$SCRY" 'tracepoint:sched:sched_switchh { @ = count() }'
