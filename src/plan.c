@@ -1810,7 +1810,7 @@ static int compile_cast(struct cc *c, const struct expr_node *n,
 				    "uint64, char..long long, size_t, bool)",
 				    ty);
 		*t = T_INT;
-		if (!strcmp(ty, "bool"))
+		if (!strcmp(ty, "bool") || !strcmp(ty, "const bool"))
 			return emit(c, n->col, SCRY_OP_IMM, 0, 0, 0, 0, 0, 0,
 				    1) ||
 			       emit(c, n->col, SCRY_OP_NE, 0, 0, 0, 0, 0, 2,

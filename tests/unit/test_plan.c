@@ -597,6 +597,8 @@ static void test_btf(void)
 		   "F6 I4294967295 BAND I1 ADD MSTORE0/k0");
 	check_code("uprobe:a:b { @x = (int8)arg0 }", 0, "",
 		   "F6 I56 SHL I56 SHR MSTORE0/k0");
+	check_code("uprobe:a:b { @x = (const bool)arg0 }", 0, "",
+		   "F6 I0 NE MSTORE0/k0");
 	plan_err("uprobe:a:b { @x = (void)arg0 }", 19, "(void): not a number "
 		 "type scry knows (u8..u64, s8..s64, int8...uint64, char..long "
 		 "long, size_t, bool)");
