@@ -3017,10 +3017,17 @@ const char *plan_probe_label(const struct plan *p, __u64 v, bool func,
 const char *plan_what(const struct plan *p)
 {
 	static char buf[32];
+	int i, j, n = 0;
 
-	if (p->nprobes == 1)
+	/* probes as written: a split clause's parts are one (split_clause) */
+	for (i = 0; i < p->nprobes; i++) {
+		for (j = 0; j < i && p->probes[j].ep != p->probes[i].ep; j++)
+			;
+		n += j == i;
+	}
+	if (n == 1)
 		return p->probes[0].src->name;
-	snprintf(buf, sizeof(buf), "%d probes", p->nprobes);
+	snprintf(buf, sizeof(buf), "%d probes", n);
 	return buf;
 }
 
