@@ -608,6 +608,7 @@ static int compile_builtin(struct cc *c, const struct builtin *b, int col,
 		slot = slot_get(c, col);
 		if (slot < 0)
 			return slot;
+		c->cl->flags |= SCRY_CL_COMM;
 		return emit(c, col, SCRY_OP_SCOMM, slot, 0, 0, 0, 0, 0, 1);
 	}
 	return emit(c, col, SCRY_OP_FIELD, b->field, 0, 0, 0, 0, 0, 1);
@@ -981,6 +982,8 @@ static int compile_keys(struct cc *c, struct plan_map *m, int mi,
 	for (i = 0; i < ncols; i++) {
 		ks->src[i] = cols[i].src;
 		ks->dst[i] = cols[i].dst;
+		if (cols[i].src && cols[i].dst == SCRY_KC_COMM)
+			c->cl->flags |= SCRY_CL_COMM;	/* read from the event */
 		*pushed += !cols[i].src;
 		*strs += !cols[i].src && cols[i].type.kind == PLAN_V_STR;
 	}
@@ -2854,7 +2857,8 @@ static void clause_reset(struct plan_clause *cl)
 	cl->ntp_fields = 0;
 	memset(cl->begin, 0, sizeof(cl->begin));
 	memset(cl->body, 0, sizeof(cl->body));
-	cl->flags &= ~(SCRY_CL_KSTACK | SCRY_CL_USTACK | SCRY_CL_FDPATH);
+	cl->flags &= ~(SCRY_CL_KSTACK | SCRY_CL_USTACK | SCRY_CL_FDPATH |
+		       SCRY_CL_COMM);
 }
 
 static int compile_clause(struct plan *p, int ci, bool declare,

@@ -166,5 +166,6 @@ struct scry_out_hdr {
 #define SCRY_CL_ENTRY		(1u << 5)	/* syscall: fire at entry */
 #define SCRY_CL_ANY_TASK	(1u << 6)	/* interval: whoever runs */
 #define SCRY_CL_SWITCH_END	(1u << 7)	/* ends at a switch-in (offcpu) */
+#define SCRY_CL_COMM		(1u << 8)	/* reads comm: the event fetches it */
 
 #endif /* SCRY_PROG_ABI_H */
