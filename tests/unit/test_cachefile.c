@@ -19,6 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 
 #include <scry/cachefile.h>
@@ -202,19 +205,46 @@ static void files(void)
 	close(dfd);
 }
 
+/* CAP_DAC_OVERRIDE in the effective set on (@on) or off; 0 or -1. */
+static int dac_override(bool on)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	if (on)
+		data[0].effective |= 1U << CAP_DAC_OVERRIDE;
+	else
+		data[0].effective &= ~(1U << CAP_DAC_OVERRIDE);
+	return syscall(SYS_capset, &hdr, data) ? -1 : 0;
+}
+
+static bool ro_mounted, ro_dac_dropped;
+
 /*
  * A directory nothing can be written in: as root a read-only tmpfs,
  * mode 0700, in the test's own mount namespace (root writes through any
- * mode bits); otherwise mode 0500.
+ * mode bits); where there is none (a chroot without CAP_SYS_ADMIN's
+ * namespaces, as fresh-machine's), mode 0500 with root's override of
+ * mode bits dropped meanwhile; otherwise mode 0500.
  */
 static int read_only_dir(void)
 {
 	if (geteuid())
 		return chmod(dir, 0500);
-	if (unshare(CLONE_NEWNS) ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+	if (!unshare(CLONE_NEWNS) &&
+	    !mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) &&
+	    !mount("tmpfs", dir, "tmpfs", MS_RDONLY, "mode=0700")) {
+		ro_mounted = true;
+		return 0;
+	}
+	if (chmod(dir, 0500) || dac_override(false))
 		return -1;
-	return mount("tmpfs", dir, "tmpfs", MS_RDONLY, "mode=0700");
+	ro_dac_dropped = true;
+	return 0;
 }
 
 static void read_only(void)
@@ -244,10 +274,12 @@ static void read_only(void)
 	      "read-only dir: a memory file stands in");
 	if (fd >= 0)
 		close(fd);
-	if (geteuid())
-		chmod(dir, 0700);
-	else
+	if (ro_mounted)
 		umount(dir);
+	if (ro_dac_dropped)
+		dac_override(true);
+	if (!ro_mounted)
+		chmod(dir, 0700);
 }
 
 int main(void)
