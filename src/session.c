@@ -665,19 +665,26 @@ static void unwind_report(const struct session *s)
 {
 	const struct unwind_store_stats *st;
 
-	if (!s->unwind || !(s->o->stats || s->o->verbose))
+	if (!s->unwind)
 		return;
 	st = unwind_store_stats(s->unwind);
+	/*
+	 * Tables that did not fit are said always, like the engine's
+	 * losses: their steps fell back to frame pointers, and the counter
+	 * the user sees otherwise ("not loaded yet") names no cause.
+	 */
+	if (st->rows_full || st->tables_full || st->procs_failed)
+		fprintf(stderr, "scry: unwind tables not loaded: %zu (rows "
+			"full: raise --max-unwind-rows), %zu processes\n",
+			st->rows_full + st->tables_full, st->procs_failed);
+	if (!(s->o->stats || s->o->verbose))
+		return;
 	fprintf(stderr, "scry: unwind tables: %zu files, %zu tables, %u row and index slots "
 		"(%.1f MiB of %.1f MiB), %zu processes; %zu files without CFI"
 		"\n", st->files, st->tables, st->rows_used,
 		st->rows_used * 8.0 / (1 << 20),
 		bpf_map__max_entries(s->a.skel->maps.unwind_rows) * 8.0 /
 		(1 << 20), st->procs, st->no_cfi);
-	if (st->rows_full || st->tables_full || st->procs_failed)
-		fprintf(stderr, "scry: unwind tables not loaded: %zu (rows "
-			"full: raise --max-unwind-rows), %zu processes\n",
-			st->rows_full + st->tables_full, st->procs_failed);
 	if (st->too_big)
 		fprintf(stderr, "scry: unwind tables not built: %zu files with "
 			"more than %u rows (frame pointers used there)\n",

@@ -60,3 +60,11 @@ wait_exit $wl
 wait_exit $SCRY_PID
 check_eq "unwinder: the one 300-deep stack is counted as truncated" \
 	"$(losses "$TMP/d.err")" "1 user stacks deeper than 127 frames (truncated)"
+
+# unwind rows too few for the command's tables: the cause and its option
+# are said without --stats (its steps fall back to frame pointers)
+"$SCRY" -q --max-unwind-rows 1024 -c "$WL/malloc_wl rate 10" \
+	'uprobe:libc:malloc { @[ustack] = count() }' >"$TMP/ur.out" 2>"$TMP/ur.err"
+check_status "--max-unwind-rows 1024: exit status" $? 0 "$TMP/ur.err"
+check "--max-unwind-rows 1024: says rows full, raise --max-unwind-rows" \
+	grep -Eq '^scry: unwind tables not loaded: [1-9][0-9]* \(rows full: raise --max-unwind-rows\)' "$TMP/ur.err"
