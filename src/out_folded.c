@@ -129,17 +129,6 @@ static int cmp_by_value(const void *pa, const void *pb)
 	return cmp_by_place(a, b);
 }
 
-/* As the kernel would have had they been one key (totals; no slots). */
-static void val_add(struct report_val *into, const struct report_val *v)
-{
-	into->count += v->count;
-	into->sum += v->sum;
-	if (v->min < into->min)
-		into->min = v->min;
-	if (v->max > into->max)
-		into->max = v->max;
-}
-
 /*
  * Every row's path as text, one after the other in @mem; @ls[i] where
  * row i's is. Names only, no offsets: rows that differ in offsets alone
@@ -197,7 +186,7 @@ int out_folded(FILE *f, const struct report *r)
 		qsort_r(ls, r->nrows, sizeof(*ls), cmp_by_text, buf);
 		for (i = 1; i < r->nrows; i++) {
 			if (!cmp_text(&ls[n], &ls[i], buf))
-				val_add(&ls[n].row.val, &ls[i].row.val);
+				report_val_add(&ls[n].row.val, &ls[i].row.val);
 			else
 				ls[++n] = ls[i];
 		}

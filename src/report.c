@@ -220,16 +220,21 @@ static void row_free(struct report_row *row);
  * one map hold slots alike (drain.c: its aggregation's); @v's, when
  * @into has none, are taken.
  */
-static void val_merge(struct report_val *into, struct report_val *v)
+void report_val_add(struct report_val *into, const struct report_val *v)
 {
-	int i;
-
 	into->count += v->count;
 	into->sum += v->sum;
 	if (v->min < into->min)
 		into->min = v->min;
 	if (v->max > into->max)
 		into->max = v->max;
+}
+
+static void val_merge(struct report_val *into, struct report_val *v)
+{
+	int i;
+
+	report_val_add(into, v);
 	if (!v->slots)
 		return;
 	if (!into->slots) {

@@ -136,6 +136,12 @@ struct report {
  */
 void report_merge(struct report *r);
 
+/*
+ * @into's count, sum, min and max += @v's, as the kernel would have had
+ * them as one key; slots are report_merge's to move.
+ */
+void report_val_add(struct report_val *into, const struct report_val *v);
+
 /* The row's first key column holding @field, or NULL. */
 const struct report_key *report_key_find(const struct report_row *row,
 					 enum scry_field field);
