@@ -372,6 +372,29 @@ static int split_by(struct cc *c, const char *name, int col,
 		    "own clauses", name, differs);
 }
 
+static bool number_type(struct cc *c, const char *ty, unsigned int *size,
+			bool *sgn);
+
+/*
+ * A field is as wide and as signed as its declared C type, as bpftrace
+ * reads it: a syscall tracepoint stores every argument in 8 bytes, so
+ * "int dfd" (size 8, signed 0) holds AT_FDCWD as 0x00000000ffffff9c, and
+ * its low 4 bytes, signed, are the -100 the program meant. A type of the
+ * format's own size keeps the format's sign (the kernel's is_signed_type).
+ */
+static void tp_field_declared(struct cc *c, struct plan_tp_field *tf)
+{
+	unsigned int size;
+	bool sgn;
+
+	if (!tf->ctype[0] || tf->is_string || tf->data_loc ||
+	    strchr(tf->ctype, '*') || strchr(tf->ctype, '[') ||
+	    !number_type(c, tf->ctype, &size, &sgn) || size >= tf->size)
+		return;
+	tf->size = size;
+	tf->is_signed = sgn;
+}
+
 /* args.FIELD (or args->FIELD) of the clause's tracepoints */
 static int tp_field(struct cc *c, const char *name, int col, int *idx,
 		    struct expr_error *err)
@@ -408,6 +431,7 @@ static int tp_field(struct cc *c, const char *name, int col, int *idx,
 						  sizeof(why));
 			if (ret)
 				return fail(err, col, "%s", why);
+			tp_field_declared(c, k || j ? &other : &tf);
 			if ((k || j) && (other.offset != tf.offset ||
 					 other.size != tf.size ||
 					 other.is_string != tf.is_string))
@@ -499,6 +523,31 @@ static int missing_field(struct cc *c, const struct builtin *b, int col)
 static int compile_btf_arg(struct cc *c, const char *name, int col,
 			   struct plan_type *t);
 
+static int btf_pointee_named(const struct btf *btf, const char *ty);
+
+/*
+ * A pointer field the format types ("struct __kernel_timespec * rqtp")
+ * is an address of that type, as a cast would make it, so ->, [i] and *
+ * read through it: naptime.bt's args->rqtp->tv_sec. Reads pick user or
+ * kernel memory by the address (a syscall's pointer is the caller's),
+ * as bpftrace reads a syscall tracepoint's pointers with
+ * probe_read_user. Without BTF, or for a type it lacks, the field stays
+ * a number (and -> says so).
+ */
+static void tp_field_pointee(struct cc *c, const struct plan_tp_field *tf,
+			     struct plan_type *t)
+{
+	const struct btf *btf;
+	int id;
+
+	if (!strchr(tf->ctype, '*') || !c->p->env->btf ||
+	    !(btf = c->p->env->btf()))
+		return;
+	id = btf_pointee_named(btf, tf->ctype);
+	if (id > 0)
+		t->btf = id;
+}
+
 /* A tracepoint field as a value: a number, a string, or a char *. */
 static int compile_tp_arg(struct cc *c, const char *field, int col,
 			  struct plan_type *t)
@@ -527,6 +576,8 @@ static int compile_tp_arg(struct cc *c, const char *field, int col,
 	*t = T_INT;
 	if (tf->is_charptr)
 		t->fmt = PLAN_F_CHARPTR;
+	else
+		tp_field_pointee(c, tf, t);
 	return emit(c, col, SCRY_OP_FIELD, SCRY_F_ARG0 + idx, 0, 0, 0, 0, 0,
 		    1);
 }
@@ -1490,6 +1541,53 @@ static void btf_pointee(const struct btf *btf, const struct btf_type *bt,
 }
 
 /*
+ * The pointee of a pointer type as C writes it ("struct path *", "const
+ * struct __kernel_timespec *", "int *"): its BTF id, -ENOENT when the
+ * kernel has no such type, -EINVAL when @ty is no pointer to one.
+ */
+static int btf_pointee_named(const struct btf *btf, const char *ty)
+{
+	const char *star = strchr(ty, '*');
+	char name[128];
+	int kind = 0, id, len;
+
+	if (!star || star != strrchr(ty, '*') || star[strspn(star + 1, " ") +
+						       1])
+		return -EINVAL;
+	while (!strncmp(ty, "const ", 6) || !strncmp(ty, "volatile ", 9))
+		ty += ty[0] == 'c' ? 6 : 9;
+	if (!strncmp(ty, "struct ", 7)) {
+		kind = BTF_KIND_STRUCT;
+		ty += 7;
+	} else if (!strncmp(ty, "union ", 6)) {
+		kind = BTF_KIND_UNION;
+		ty += 6;
+	} else if (!strncmp(ty, "enum ", 5)) {
+		kind = BTF_KIND_ENUM;
+		ty += 5;
+	}
+	len = star - ty;
+	while (len && ty[len - 1] == ' ')
+		len--;
+	if (len > 6 && !strncmp(ty + len - 6, " const", 6))
+		len -= 6;
+	if (!len || len >= (int)sizeof(name) || memchr(ty, ' ', len) ||
+	    !strncmp(ty, "void", len))
+		return -EINVAL;
+	snprintf(name, sizeof(name), "%.*s", len, ty);
+	if (kind) {
+		id = btf__find_by_name_kind(btf, name, kind);
+		if (id < 0 && kind == BTF_KIND_ENUM)
+			id = btf__find_by_name_kind(btf, name, BTF_KIND_ENUM64);
+		return id < 0 ? -ENOENT : id;
+	}
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		id = btf__find_by_name_kind(btf, name, BTF_KIND_INT);
+	return id < 0 ? -ENOENT : id;
+}
+
+/*
  * A value of BTF type @id whose address is on the stack, as the language
  * sees it: a number (read, signed or not), a pointer (read: an address
  * of what it points to), a char array or char * (a string, by str()), an
@@ -1737,11 +1835,12 @@ static int compile_index(struct cc *c, const struct expr_node *n,
 }
 
 /*
- * (struct path *)X: X is the address of a struct path; (char *)X a
- * string's; number types leave X as it is.
+ * The width and signedness of a number type as written, as on x86-64:
+ * bpftrace's and C's names, and the kernel's typedefs that syscall
+ * tracepoints declare their arguments with. False for any other name,
+ * which the kernel's BTF may still know (number_type()).
  */
-/* The width and signedness of a number type as written, as on x86-64. */
-static bool number_type(const char *ty, unsigned int *size, bool *sgn)
+static bool number_type_named(const char *ty, unsigned int *size, bool *sgn)
 {
 	static const struct {
 		const char *name;
@@ -1757,40 +1856,110 @@ static bool number_type(const char *ty, unsigned int *size, bool *sgn)
 		{ "u16", 2, false }, { "uint16", 2, false },
 		{ "uint16_t", 2, false }, { "__u16", 2, false },
 		{ "unsigned short", 2, false },
-		{ "unsigned short int", 2, false },
+		{ "unsigned short int", 2, false }, { "umode_t", 2, false },
 		{ "s16", 2, true }, { "int16", 2, true }, { "int16_t", 2, true },
 		{ "__s16", 2, true }, { "short", 2, true },
 		{ "short int", 2, true }, { "signed short", 2, true },
 		{ "u32", 4, false }, { "uint32", 4, false },
 		{ "uint32_t", 4, false }, { "__u32", 4, false },
 		{ "unsigned", 4, false }, { "unsigned int", 4, false },
+		{ "uint", 4, false }, { "uid_t", 4, false },
+		{ "gid_t", 4, false }, { "qid_t", 4, false },
+		{ "dev_t", 4, false }, { "mode_t", 4, false },
+		{ "gfp_t", 4, false },
 		{ "s32", 4, true }, { "int32", 4, true }, { "int32_t", 4, true },
 		{ "__s32", 4, true }, { "int", 4, true }, { "signed", 4, true },
-		{ "signed int", 4, true },
+		{ "signed int", 4, true }, { "pid_t", 4, true },
+		{ "clockid_t", 4, true }, { "timer_t", 4, true },
+		{ "mqd_t", 4, true }, { "key_t", 4, true },
+		{ "key_serial_t", 4, true }, { "rwf_t", 4, true },
+		{ "u64", 8, false }, { "uint64", 8, false },
+		{ "uint64_t", 8, false }, { "__u64", 8, false },
+		{ "size_t", 8, false }, { "uintptr_t", 8, false },
+		{ "s64", 8, true }, { "int64", 8, true }, { "int64_t", 8, true },
+		{ "__s64", 8, true }, { "ssize_t", 8, true },
+		{ "loff_t", 8, true }, { "off_t", 8, true },
+		{ "intptr_t", 8, true },
 	};
+	static const char *const words[] = {
+		"unsigned", "signed", "long", "int", "short", "char",
+	};
+	const char *w = ty;
 	size_t i;
 
-	if (!strncmp(ty, "const ", 6))
-		ty += 6;
 	for (i = 0; i < ARRAY_SIZE(types); i++)
 		if (!strcmp(ty, types[i].name)) {
 			*size = types[i].size;
 			*sgn = types[i].sgn;
 			return true;
 		}
-	/* 64-bit: every other combination of the words (long, u64, ...) */
+	/* 64-bit: the other combinations of C's words (long, long long) */
+	while (*w) {
+		size_t n = strcspn(w, " ");
+
+		for (i = 0; i < ARRAY_SIZE(words); i++)
+			if (strlen(words[i]) == n && !strncmp(w, words[i], n))
+				break;
+		if (i == ARRAY_SIZE(words))
+			return false;
+		w += n + (w[n] == ' ');
+	}
 	*size = 8;
-	*sgn = true;
-	return !strstr(ty, "struct") && !strstr(ty, "union") &&
-	       !strstr(ty, "void");
+	*sgn = !strstr(ty, "unsigned");
+	return true;
 }
 
+/*
+ * number_type_named(), else a typedef or enum of the kernel's BTF
+ * ("enum landlock_rule_type", "aio_context_t"), through to its integer.
+ */
+static bool number_type(struct cc *c, const char *ty, unsigned int *size,
+			bool *sgn)
+{
+	const struct btf_type *bt;
+	const struct btf *btf;
+	bool is_enum;
+	int id;
+	__u32 uid;
+
+	while (!strncmp(ty, "const ", 6) || !strncmp(ty, "volatile ", 9))
+		ty += ty[0] == 'c' ? 6 : 9;
+	if (number_type_named(ty, size, sgn))
+		return true;
+	is_enum = !strncmp(ty, "enum ", 5);
+	if (is_enum)
+		ty += 5;
+	if (!*ty || ty[strspn(ty, "abcdefghijklmnopqrstuvwxyz"
+			      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")] ||
+	    !c->p->env->btf || !(btf = c->p->env->btf()))
+		return false;
+	id = btf__find_by_name_kind(btf, ty, is_enum ? BTF_KIND_ENUM :
+				    BTF_KIND_TYPEDEF);
+	if (id < 0 && is_enum)
+		id = btf__find_by_name_kind(btf, ty, BTF_KIND_ENUM64);
+	if (id < 0)
+		return false;
+	uid = id;
+	bt = btf_real(btf, &uid);
+	if (!bt || !(btf_is_int(bt) || btf_is_any_enum(bt)) ||
+	    (bt->size != 1 && bt->size != 2 && bt->size != 4 &&
+	     bt->size != 8))
+		return false;
+	*size = bt->size;
+	*sgn = btf_is_int(bt) ? !!(btf_int_encoding(bt) & BTF_INT_SIGNED) :
+	       btf_kflag(bt);
+	return true;
+}
+
+/*
+ * (struct path *)X: X is the address of a struct path; (char *)X a
+ * string's; number types leave X as it is.
+ */
 static int compile_cast(struct cc *c, const struct expr_node *n,
 			struct plan_type *t)
 {
 	const char *ty = n->name;
 	struct btf *btf;
-	char name[128];
 	int ret, id, kind;
 
 	ret = compile_expr(c, n->left, t);
@@ -1807,11 +1976,17 @@ static int compile_cast(struct cc *c, const struct expr_node *n,
 		bool sgn;
 
 		/* as C converts: (u8)0x1ff is 255, (int8)255 is -1 */
-		if (!number_type(ty, &size, &sgn))
-			return fail(c->err, n->col, "(%s): not a number type "
-				    "scry knows (u8..u64, s8..s64, int8..."
-				    "uint64, char..long long, size_t, bool)",
-				    ty);
+		if (!number_type(c, ty, &size, &sgn)) {
+			if (strstr(ty, "struct") || strstr(ty, "union") ||
+			    strstr(ty, "void"))
+				return fail(c->err, n->col, "(%s): not a number "
+					    "type scry knows (u8..u64, s8..s64, "
+					    "int8...uint64, char..long long, "
+					    "size_t, bool)", ty);
+			/* a name no one knows: 64-bit, as before */
+			size = 8;
+			sgn = true;
+		}
 		*t = T_INT;
 		if (!strcmp(ty, "bool") || !strcmp(ty, "const bool"))
 			return emit(c, n->col, SCRY_OP_IMM, 0, 0, 0, 0, 0, 0,
@@ -1825,16 +2000,14 @@ static int compile_cast(struct cc *c, const struct expr_node *n,
 	if (!kind || strchr(ty, '*') != strrchr(ty, '*'))
 		return fail(c->err, n->col, "casts are to (struct NAME *), "
 			    "(union NAME *), (char *) or a number type");
-	snprintf(name, sizeof(name), "%.*s", (int)(strchr(ty, '*') - ty) -
-		 (kind == BTF_KIND_STRUCT ? 8 : 7), ty +
-		 (kind == BTF_KIND_STRUCT ? 7 : 6));
 	btf = kernel_btf(c, n->col);
 	if (!btf)
 		return -EINVAL;
-	id = btf__find_by_name_kind(btf, name, kind);
+	id = btf_pointee_named(btf, ty);
 	if (id < 0)
-		return fail(c->err, n->col, "the kernel has no %s %s (BTF)",
-			    kind == BTF_KIND_STRUCT ? "struct" : "union", name);
+		return fail(c->err, n->col, "the kernel has no %.*s (BTF)",
+			    (int)(strcspn(ty, "*") - (strstr(ty, " *") != NULL)),
+			    ty);
 	*t = T_INT;
 	t->btf = id;
 	return 0;

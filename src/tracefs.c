@@ -41,13 +41,16 @@ int tracefs_ensure(void)
 
 /*
  * "unsigned int prev_state", "char prev_comm[16]", "__data_loc char[]
- * filename": the NAME is the last word, without its array suffix.
+ * filename": the NAME is the last word, without its array suffix; the
+ * words before it are the C type.
  */
 static void parse_decl(char *decl, struct plan_tp_field *f, char **name)
 {
 	char *sp = strrchr(decl, ' '), *br;
 
 	*name = sp ? sp + 1 : decl;
+	snprintf(f->ctype, sizeof(f->ctype), "%.*s",
+		 sp ? (int)(sp - decl) : 0, decl);
 	br = strchr(*name, '[');
 	if (br)
 		*br = '\0';

@@ -27,6 +27,12 @@ struct plan_tp_field {
 	bool is_string;		/* char[] or __data_loc char[] */
 	bool data_loc;
 	bool is_charptr;	/* char *: an address, str() reads it */
+	/*
+	 * The C type as the format declares it, without the name: "int",
+	 * "umode_t", "struct __kernel_timespec *" (plan types the field by
+	 * it, as bpftrace does); "" when unknown.
+	 */
+	char ctype[64];
 };
 
 /*

@@ -25,6 +25,7 @@
  *   8 struct mm_struct *, 9 the anonymous union, 10 char *,
  *   11, 12 int wake(struct task_struct *t, int n, char *s, char c,
  *		      unsigned long u)
+ *   13 short, 14 typedef short fake_t
  */
 static struct btf *fake_btf;
 
@@ -66,6 +67,8 @@ static inline struct btf *fake_get_btf(void)
 	btf__add_func_param(b, "c", 3);
 	btf__add_func_param(b, "u", 2);
 	btf__add_func(b, "wake", BTF_FUNC_GLOBAL, 11);
+	btf__add_int(b, "short", 2, BTF_INT_SIGNED);
+	btf__add_typedef(b, "fake_t", 13);
 	fake_btf = b;
 	return b;
 }

@@ -45,6 +45,32 @@ static const char *label(const char *fmt, ...)
  */
 static bool no_kprobes;
 
+/*
+ * Syscall-style fields, each 8 bytes in the record whatever its declared
+ * type (as sys_enter_openat's "int dfd"), at 40 + 8 * their index.
+ */
+static bool decl_field(const char *field, struct plan_tp_field *out)
+{
+	static const char *const decls[][2] = {
+		{ "dfd", "int" }, { "mode", "umode_t" }, { "ret", "long" },
+		{ "uid", "const uid_t" }, { "ts", "struct mm_struct *" },
+		{ "fk", "fake_t" }, { "ul", "unsigned long" },
+		{ "ip", "int *" }, { "vp", "void *" }, { "odd", "nosuch_t" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(decls) / sizeof(decls[0]); i++)
+		if (!strcmp(field, decls[i][0])) {
+			*out = (struct plan_tp_field){
+				.offset = 40 + 8 * i, .size = 8,
+				.is_signed = !strcmp(decls[i][1], "long") };
+			snprintf(out->ctype, sizeof(out->ctype), "%s",
+				 decls[i][1]);
+			return true;
+		}
+	return false;
+}
+
 static int fake_tp_field(const char *cat, const char *name, const char *field,
 			 struct plan_tp_field *out, char *why, size_t len)
 {
@@ -68,6 +94,8 @@ static int fake_tp_field(const char *cat, const char *name, const char *field,
 	} else if (!strcmp(field, "ptr")) {
 		*out = (struct plan_tp_field){ .offset = 32, .size = 8,
 					       .is_charptr = true };
+	} else if (decl_field(field, out)) {
+		return 0;
 	} else {
 		snprintf(why, len, "tracepoint %s:%s has no field '%s' "
 			 "(fields: n name path ptr)", cat, name, field);
@@ -862,6 +890,53 @@ static void test_limits(void)
 }
 
 /*
+ * A field is as wide and as signed as its declared C type (bpftrace's
+ * reading): an 8-byte syscall argument declared int is its low 4 bytes,
+ * signed; a struct pointer is typed for ->.
+ */
+static void test_tp_decl(void)
+{
+	static const struct {
+		const char *field;
+		unsigned size;
+		bool sgn;
+	} cases[] = {
+		{ "dfd", 4, true }, { "mode", 2, false }, { "ret", 8, true },
+		{ "uid", 4, false }, { "fk", 2, true }, { "ul", 8, false },
+		{ "ts", 8, false }, { "odd", 8, false },
+	};
+	struct planned *pl;
+	char in[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(in, sizeof(in), "tracepoint:test:ev { @ = sum(args->%s) }",
+			 cases[i].field);
+		pl = plan_ok(in);
+		if (!pl->ret) {
+			const struct plan_tp_field *tf =
+				&pl->p.clauses[0].tp_fields[0];
+
+			CHECK_INT(tf->size, cases[i].size,
+				  label("%s: width", cases[i].field));
+			CHECK_INT(tf->is_signed, cases[i].sgn,
+				  label("%s: sign", cases[i].field));
+		}
+		done(pl);
+	}
+	/* a typed pointer reads through ->, [i] and * as a cast one does */
+	check_code("tracepoint:test:ev { @ = sum(args->ts->owner->pid) }", 0,
+		   "", "F6 I8 ADD READ8 READ4s MAGG0/k0");
+	check_code("tracepoint:test:ev { @x = *args->ip + args->ip[2] }", 0,
+		   "", "F6 READ4s F6 I2 I4 MUL ADD READ4s ADD MSTORE0/k0");
+	check_code("tracepoint:test:ev { @x = *args->vp }", 0, "",
+		   "F6 READ8s MSTORE0/k0");
+	plan_err("tracepoint:test:ev { @x = args->vp->a }", 27, "'->a': a "
+		 "number is no kernel struct (curtask is one; cast an address: "
+		 "(struct path *)arg0)");
+}
+
+/*
  * A clause whose tracepoints have a field at different places is one
  * clause per place, as if written so (opensnoop's open and openat), the
  * others right after it; a char * stored is its address (str() later).
@@ -989,6 +1064,7 @@ static void test_errors(void)
 	plan_err("tracepoint:test:ev /args.nope/", 21, "tracepoint test:ev "
 		 "has no field 'nope' (fields: n name path ptr)");
 	test_split();
+	test_tp_decl();
 	plan_err("offcpu { @ = sum(args.n) }", 18, "args.n: only tracepoints "
 		 "have args (arg0..arg5 are this probe's arguments)");
 	plan_err("BEGIN { @[kstack] = count() }", 11, "kstack: BEGIN probes "

@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+# The bpftrace tools (/usr/sbin/*.bt) run with `scry -f`, as a user runs
+# them, and the language they need: tracepoint fields as wide and as
+# signed as declared, typed pointer fields, the kernel's constants.
+# Ground truth: tests/workloads/bt_wl.c (exact arguments, sleeps,
+# threads); each expected line is what bpftrace 0.17 prints for it.
+. "$(dirname "$0")/../lib.sh"
+
+BT=/usr/sbin
+bt_tool() {	# NAME: the tool's file, or a skip naming the package
+	if [ -r "$BT/$1.bt" ]; then
+		return 0
+	fi
+	skip "$1.bt" "$BT/$1.bt is missing (apt-get install bpftrace)"
+	return 1
+}
+
+# 1. syscall arguments are 8 bytes in the record; the declared type
+# decides: int dfd AT_FDCWD is -100, long ret -2, umode_t mode 0640,
+# pid_t pid -999999 (bpftrace prints exactly these)
+mkdir "$TMP/d"
+"$SCRY" -q -c "$WL/bt_wl args $TMP/d" '
+tracepoint:syscalls:sys_enter_openat /comm == "bt_wl"/ {
+	printf("openat %d %s %d %o\n", args->dfd, str(args->filename),
+	    args->flags, args->mode) }
+tracepoint:syscalls:sys_exit_openat /comm == "bt_wl"/ { printf("ret %d\n", args->ret) }
+tracepoint:syscalls:sys_enter_read /comm == "bt_wl"/ { printf("read %d %d\n", args->fd, args->count) }
+tracepoint:syscalls:sys_enter_kill /comm == "bt_wl"/ { printf("kill %d %d\n", args->pid, args->sig) }' \
+	>"$TMP/args.out" 2>"$TMP/args.err"
+check_status "declared field types: exit status" $? 0 "$TMP/args.err"
+fd=$(awk -v a="$TMP/d/a" '$1 == "openat" && $3 == a { getline; print $2 }' "$TMP/args.out")
+check_eq "declared field types: int dfd, int flags, umode_t mode, long ret, unsigned int fd, size_t count, pid_t pid" \
+	"$(sed -n "\\|^openat -100 $TMP/d/a|,\$p" "$TMP/args.out" | paste -sd'|')" \
+	"openat -100 $TMP/d/a 64 640|ret $fd|openat -100 $TMP/d/none 0 0|ret -2|read $fd 7|kill -999999 0"
+
+# 2. naptime.bt: args->rqtp->tv_sec through the user's struct
+# __kernel_timespec *, $task->real_parent of a cast curtask
+if bt_tool naptime; then
+	"$SCRY" -q -c "$WL/bt_wl nap" -f "$BT/naptime.bt" >"$TMP/nap.out" 2>"$TMP/nap.err" &
+	spid=$!
+	wait $spid
+	check_status "naptime.bt: exit status" $? 0 "$TMP/nap.err"
+	# TIME PPID PCOMM PID COMM SECONDS: the parent is scry (-c's child)
+	check_eq "naptime.bt: the three sleeps, 0.012 0.003 7.1000, parent scry" \
+		"$(awk '$5 == "bt_wl" { print $2, $3, $6 }' "$TMP/nap.out" | paste -sd'|')" \
+		"$spid scry 0.012|$spid scry 0.003|$spid scry 7.1000"
+	check_eq "naptime.bt: its header" "$(sed -n 2p "$TMP/nap.out")" \
+		"TIME     PPID   PCOMM            PID    COMM             SECONDS"
+fi
