@@ -7,8 +7,8 @@
  *
  * Columns are 1-based byte offsets into the whole text. A newline is just
  * whitespace and counts as one column like any other byte, so an error in
- * a multi-line program still has one column; expr_print_error() prints
- * the text on one line (newlines shown as spaces) with the caret under it.
+ * a multi-line program still has one column; expr_print_error() turns it
+ * into FILE:LINE:COL and shows that line with the caret under it.
  * End of input is reported at column strlen(text) + 1.
  *
  * Precedence is C's, with one exception: comparisons do not chain, and
@@ -1644,39 +1644,73 @@ void expr_free(struct expr *e)
 	free(e);
 }
 
-/*
- * The text goes on one line: newlines and other control characters show
- * as spaces, tabs stay tabs (and are copied into the caret line so the
- * caret lands under the same spot). The column counts bytes; the caret
- * line skips UTF-8 continuation bytes, so on a UTF-8 terminal the caret
- * still lines up after non-ASCII text.
- */
-void expr_print_error(FILE *f, const char *text, const struct expr_error *err)
+/* One line of source as it stands, then the caret under byte @upto of it. */
+static void print_caret(FILE *f, const char *line, size_t len, size_t upto)
 {
-	size_t len, i, upto;
+	size_t i;
 
-	if (!text)
-		text = "";
-	len = strlen(text);
-	fprintf(f, "scry: %s at column %d\n    ", err->msg, err->col);
+	fputs("    ", f);
 	for (i = 0; i < len; i++) {
-		unsigned char c = text[i];
+		unsigned char c = line[i];
 
 		fputc(c == '\t' || (c >= 0x20 && c != 0x7f) ? c : ' ', f);
 	}
 	fputs("\n    ", f);
-	/* A column past the end (a caller's bug) still ends the line. */
-	upto = err->col > 1 ? (size_t)err->col - 1 : 0;
-	if (upto > len)
-		upto = len;
-	for (i = 0; i < upto; i++) {
-		unsigned char c = text[i];
+	for (i = 0; i < upto && i < len; i++) {
+		unsigned char c = line[i];
 
 		if ((c & 0xc0) == 0x80)
 			continue;
 		fputc(c == '\t' ? '\t' : ' ', f);
 	}
 	fputs("^\n", f);
+}
+
+/*
+ * A one-line program goes out whole, its control characters as spaces,
+ * tabs kept (and copied into the caret line so the caret lands under the
+ * same spot); the column counts bytes, the caret line skips UTF-8
+ * continuation bytes, so on a UTF-8 terminal the caret still lines up
+ * after non-ASCII text. A program of several lines, or any -f file, is
+ * named as compilers name a spot, FILE:LINE:COL (the column in bytes of
+ * that line), and only that line is shown.
+ */
+void expr_print_error(FILE *f, const char *text, const char *file,
+		      const struct expr_error *err)
+{
+	size_t len, off, bol, eol, line = 1, i;
+	const char *nl;
+
+	if (!text)
+		text = "";
+	len = strlen(text);
+	/* A column past the end (a caller's bug) still ends the line. */
+	off = err->col > 1 ? (size_t)err->col - 1 : 0;
+	if (off > len)
+		off = len;
+	nl = memchr(text, '\n', len);
+	if (!file && (!nl || nl == text + len - 1)) {
+		fprintf(f, "scry: %s at column %d\n", err->msg, err->col);
+		print_caret(f, text, nl ? len - 1 : len, off);
+		return;
+	}
+	/* the end of a file that ends its last line: that line's end */
+	if (off == len && off && text[off - 1] == '\n')
+		off--;
+	for (i = bol = 0; i < off; i++)
+		if (text[i] == '\n') {
+			line++;
+			bol = i + 1;
+		}
+	nl = memchr(text + bol, '\n', len - bol);
+	eol = nl ? (size_t)(nl - text) : len;
+	if (file)
+		fprintf(f, "scry: %s:%zu:%zu: %s\n", file, line, off - bol + 1,
+			err->msg);
+	else
+		fprintf(f, "scry: line %zu, column %zu: %s\n", line,
+			off - bol + 1, err->msg);
+	print_caret(f, text + bol, eol - bol, off - bol);
 }
 
 /* ---- canonical form ---------------------------------------------------- */

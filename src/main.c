@@ -40,6 +40,7 @@ struct cli {
 	char expr[1024];		/* a question's expansion */
 	const char *program;		/* an expression, -e, or -f's text */
 	const char *program_opt;	/* "-e" or "-f": which gave it */
+	const char *program_file;	/* -f's FILE, for errors */
 	char *file_text;		/* -f FILE, read */
 };
 
@@ -467,6 +468,7 @@ static int read_program(struct cli *c, const char *path)
 	free(c->file_text);
 	c->file_text = buf;
 	c->program = buf;
+	c->program_file = path;
 	return 0;
 }
 
@@ -650,7 +652,8 @@ static int parse_args(struct cli *c, int argc, char **argv)
  * likely a question misspelt (mallocs) or guessed (help), not a probe:
  * said so, with the questions, instead of a probe error at column 1.
  */
-static void program_error(const char *prog, const struct expr_error *eerr)
+static void program_error(const char *prog, const char *file,
+			  const struct expr_error *eerr)
 {
 	struct hint h[2];
 	char hint[128], names[128];
@@ -660,7 +663,7 @@ static void program_error(const char *prog, const struct expr_error *eerr)
 	if (!n || strspn(prog, "abcdefghijklmnopqrstuvwxyz"
 			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != n ||
 	    !strstr(eerr->msg, "unknown probe kind")) {
-		expr_print_error(stderr, prog, eerr);
+		expr_print_error(stderr, prog, file, eerr);
 		return;
 	}
 	for (i = 0; i < sizeof(questions) / sizeof(questions[0]); i++) {
@@ -901,12 +904,12 @@ int main(int argc, char **argv)
 
 	e = expr_parse(c.program, &eerr);
 	if (!e) {
-		program_error(c.program, &eerr);
+		program_error(c.program, c.program_file, &eerr);
 		free(c.file_text);
 		return EXIT_USAGE;
 	}
 	if (plan_build(e, &plan, &plan_env_system, c.o.unsafe, &eerr)) {
-		program_error(c.program, &eerr);
+		program_error(c.program, c.program_file, &eerr);
 		status = EXIT_USAGE;
 		goto out;
 	}

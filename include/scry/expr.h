@@ -155,10 +155,14 @@ struct expr *expr_parse(const char *text, struct expr_error *err);
 void expr_free(struct expr *e);
 
 /*
- * Print "scry: MSG at column N", then the expression and a caret under
- * column N, to @f (three lines).
+ * Print the error to @f in three lines: "scry: MSG at column N", the
+ * expression and a caret under column N for a one-line program; for one
+ * of several lines, or read from @file (-f; NULL for -e),
+ * "scry: FILE:LINE:COL: MSG" (or "scry: line L, column C: MSG"), then
+ * only that line and its caret.
  */
-void expr_print_error(FILE *f, const char *text, const struct expr_error *err);
+void expr_print_error(FILE *f, const char *text, const char *file,
+		      const struct expr_error *err);
 
 /*
  * Write the program back in canonical form (used by -v): clauses on one

@@ -59,7 +59,8 @@ static void check_error(const char *text, const struct expr_error *err)
 	if (!null)
 		null = fopen("/dev/null", "w");
 	if (null)
-		expr_print_error(null, text, err);
+		expr_print_error(null, text, NULL, err);
+		expr_print_error(null, text, "f.bt", err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -90,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	again = expr_parse(first, &err);
 	if (!again) {
 		fprintf(stderr, "canonical form does not parse: %s\n", first);
-		expr_print_error(stderr, first, &err);
+		expr_print_error(stderr, first, NULL, &err);
 		abort();
 	}
 	second = format_all(again);

@@ -47,3 +47,31 @@ if bt_tool naptime; then
 	check_eq "naptime.bt: its header" "$(sed -n 2p "$TMP/nap.out")" \
 		"TIME     PPID   PCOMM            PID    COMM             SECONDS"
 fi
+
+# 5. an error in a file: FILE:LINE:COL, then that line alone with its
+# caret (tabs kept), as compilers show it; a plan error the same way
+{
+	echo '#!/usr/bin/env bpftrace'
+	for i in $(seq 2 18); do echo "// line $i"; done
+	printf 'BEGIN {\n\t@x = (1 + ;\n}\n'
+} >"$TMP/syn.bt"
+"$SCRY" -f "$TMP/syn.bt" >"$TMP/syn.out" 2>"$TMP/syn.err"
+check_eq "-f syntax error: exit status" $? 2
+check_eq "-f syntax error at line 20: FILE:LINE:COL, the line, the caret under the ';'" \
+	"$(cat "$TMP/syn.err")" "scry: $TMP/syn.bt:20:12: expected an operand after '+'
+    	@x = (1 + ;
+    	          ^"
+printf 'BEGIN\n{\n\tprintf("%%d\\n",\n\t    nope);\n}\n' >"$TMP/sem.bt"
+"$SCRY" -f "$TMP/sem.bt" >"$TMP/sem.out" 2>"$TMP/sem.err"
+check_eq "-f meaning error: exit status" $? 2
+check_eq "-f meaning error on line 4: its line and caret only" \
+	"$(sed 's/ (fields: .*//' "$TMP/sem.err")" "scry: $TMP/sem.bt:4:6: unknown field 'nope'
+    	    nope);
+    	    ^"
+"$SCRY" -e 'BEGIN {
+	@x = 1 +
+}' >"$TMP/e.out" 2>"$TMP/e2.err"
+check_eq "multi-line -e: line and column, the line, the caret" \
+	"$(cat "$TMP/e2.err")" "scry: line 3, column 1: expected an operand after '+'
+    }
+    ^"

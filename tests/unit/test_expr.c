@@ -863,35 +863,57 @@ static void test_print_error(void)
 	static const struct {
 		const char *in;
 		const char *out;
+		const char *file;	/* -f's */
 	} cases[] = {
 		{ "uprobe:libc:malloc /(arg0 > 1/ { @ = count() }",
 		  "scry: expected ')', not '/' at column 30\n"
 		  "    uprobe:libc:malloc /(arg0 > 1/ { @ = count() }\n"
-		  "                                 ^\n" },
+		  "                                 ^\n", NULL },
 		/* tabs stay tabs in the caret line */
 		{ "x /\ta ==\t#/",
 		  "scry: unexpected character '#' at column 10\n"
 		  "    x /\ta ==\t#/\n"
-		  "       \t    \t^\n" },
-		/* newlines print as spaces; columns count them */
+		  "       \t    \t^\n", NULL },
+		/* several lines: the spot by line and column, its line only */
 		{ "offcpu\n/pid ==\n/",
-		  "scry: expected an operand after '==' at column 16\n"
-		  "    offcpu /pid == /\n"
-		  "                   ^\n" },
+		  "scry: line 3, column 1: expected an operand after '=='\n"
+		  "    /\n"
+		  "    ^\n", NULL },
+		/* a file: FILE:LINE:COL, the line's tabs kept for the caret */
+		{ "BEGIN\n{\n\tprintf(\"hi\\n\");\n\t$x = 1 + ;\n}\n",
+		  "scry: t.bt:4:11: expected an operand after '+'\n"
+		  "    \t$x = 1 + ;\n"
+		  "    \t         ^\n", "t.bt" },
+		/* a one-line file is still FILE:1:COL */
+		{ "BEGIN { @ = ( }\n",
+		  "scry: t.bt:1:15: expected an operand after '('\n"
+		  "    BEGIN { @ = ( }\n"
+		  "                  ^\n", "t.bt" },
+		/* the end of a file: after its last line's text */
+		{ "BEGIN\n{\n\t@ = count()\n",
+		  "scry: t.bt:3:13: expected ';' or '}' after the statement, "
+		  "not end of input\n"
+		  "    \t@ = count()\n"
+		  "    \t           ^\n", "t.bt" },
+		/* a one-line -e with its newline: as before */
+		{ "x /a\n",
+		  "scry: expected '/' to close the predicate at column 6\n"
+		  "    x /a\n"
+		  "        ^\n", NULL },
 		/* end of input: the caret goes just past the text */
 		{ "x /a",
 		  "scry: expected '/' to close the predicate at column 5\n"
 		  "    x /a\n"
-		  "        ^\n" },
+		  "        ^\n", NULL },
 		/* UTF-8: one space per character, not per byte */
 		{ "x /\"\xc3\xa9\" # /",
 		  "scry: unexpected character '#' at column 9\n"
 		  "    x /\"\xc3\xa9\" # /\n"
-		  "           ^\n" },
+		  "           ^\n", NULL },
 		{ "",
 		  "scry: empty probe at column 1\n"
 		  "    \n"
-		  "    ^\n" },
+		  "    ^\n", NULL },
 	};
 	size_t i;
 
@@ -906,7 +928,7 @@ static void test_print_error(void)
 		expr_free(e);
 		if (!f)
 			continue;
-		expr_print_error(f, cases[i].in, &err);
+		expr_print_error(f, cases[i].in, cases[i].file, &err);
 		fclose(f);
 		CHECK_STR(buf, cases[i].out, label("print_error: %zu", i));
 		free(buf);
