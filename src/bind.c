@@ -51,8 +51,7 @@ bool bind_exports(struct elf_file *f, const char *func, bool static_exe)
 	return found;
 }
 
-/* @f's DT_SONAME (NULL if none) and DT_NEEDED names, pointing into @f. */
-static size_t deps(struct elf_file *f, const char **soname,
+size_t bind_needed(struct elf_file *f, const char **soname,
 		   const char **needed, size_t max)
 {
 	GElf_Shdr sh;
@@ -190,7 +189,7 @@ static int search_order(int pid, struct bobj *v, size_t n, struct bobj ***q,
 	for (i = 0; !err && i < *nq; i++) {
 		if (!obj_elf((*q)[i]->m->obj))
 			continue;
-		nn = deps(obj_elf((*q)[i]->m->obj), &soname, needed,
+		nn = bind_needed(obj_elf((*q)[i]->m->obj), &soname, needed,
 			  BIND_MAX_NEEDED);
 		for (k = 0; k < nn && !err; k++)
 			err = enqueue(q, nq, &cap, by_name(v, n, needed[k]));
@@ -221,7 +220,7 @@ int bind_pid(int pid, struct obj_cache *c, const char *func,
 		    (n && v[n - 1].m->obj == m[i].obj))
 			continue;
 		v[n].m = &m[i];
-		deps(obj_elf(m[i].obj), &v[n].soname, needed, 0);
+		bind_needed(obj_elf(m[i].obj), &v[n].soname, needed, 0);
 		n++;
 	}
 	err = err ? : search_order(pid, v, n, &q, &nq);

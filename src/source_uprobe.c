@@ -317,6 +317,41 @@ static void uprobe_close(struct attach *a)
 	a->priv = NULL;
 }
 
+/*
+ * FUNC that LIB lacks but a library LIB needs (its DT_NEEDED, in order)
+ * defines: what a program linked against LIB calls. glibc 2.34 moved
+ * libpthread's, libdl's and librt's functions into libc.so.6 and left
+ * those files as stubs that need it, so threadsnoop.bt's
+ * uprobe:libpthread:pthread_create is libc's pthread_create (bpftrace
+ * 0.17 attaches nothing there and says nothing). @path becomes that
+ * library's; stderr says which.
+ */
+static int needed_func(struct attach *a, const struct plan_probe *pp,
+		       int pid, char *path, size_t len, __u64 *off)
+{
+	const char *needed[16], *soname;
+	char to[PATH_MAX], why[RESOLVE_ERR_LEN];
+	struct obj *o = obj_cache_path(a->objs, path);
+	size_t n, i;
+
+	if (!o || !obj_elf(o))
+		return -ENOENT;
+	n = bind_needed(obj_elf(o), &soname, needed, 16);
+	for (i = 0; i < n; i++) {
+		if (resolve_lib(needed[i], pid > 0 ? pid : -1, to, sizeof(to),
+				why, sizeof(why)) ||
+		    resolve_func(to, pp->target[1], off, NULL, 0))
+			continue;
+		log_info("%s: not in %s but in %s, which it needs (glibc 2.34 "
+			 "and later keep libpthread, libdl and librt as stubs): "
+			 "probing %s", pp->target[1], pp->target[0], needed[i],
+			 to);
+		snprintf(path, len, "%s", to);
+		return 0;
+	}
+	return -ENOENT;
+}
+
 static int attach_uprobes(struct attach *a, const struct plan_probe *pp,
 			  int pid)
 {
@@ -330,6 +365,8 @@ static int attach_uprobes(struct attach *a, const struct plan_probe *pp,
 	if (err)
 		return err;
 	err = resolve_func(path, pp->target[1], &off, why, sizeof(why));
+	if (err == -ENOENT)
+		err = needed_func(a, pp, pid, path, sizeof(path), &off);
 	if (err) {
 		log_err("%s", why);
 		a->usage_error = true;

@@ -25,6 +25,13 @@ struct obj_cache;
  */
 bool bind_exports(struct elf_file *f, const char *func, bool static_exe);
 
+/*
+ * @f's DT_SONAME (NULL if none) and its first @max DT_NEEDED names, in
+ * order, pointing into @f. Returns how many names.
+ */
+size_t bind_needed(struct elf_file *f, const char **soname,
+		   const char **needed, size_t max);
+
 /* True for an ELF executable without PT_INTERP (linked statically). */
 bool bind_is_static(struct elf_file *f);
 

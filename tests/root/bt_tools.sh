@@ -75,3 +75,21 @@ check_eq "multi-line -e: line and column, the line, the caret" \
 	"$(cat "$TMP/e2.err")" "scry: line 3, column 1: expected an operand after '+'
     }
     ^"
+
+# 4. threadsnoop.bt: uprobe:libpthread:pthread_create, which glibc 2.34+
+# defines in libc.so.6 (libpthread.so.0 is a stub that needs it): probed
+# there, and said so (bpftrace 0.17 attaches nothing and prints no thread)
+if bt_tool threadsnoop; then
+	"$SCRY" -c "$WL/bt_wl threads 3" -f "$BT/threadsnoop.bt" >"$TMP/ts.out" 2>"$TMP/ts.err"
+	check_status "threadsnoop.bt: exit status" $? 0 "$TMP/ts.err"
+	check_eq "threadsnoop.bt: 3 threads of bt_wl, each starting bt_thread" \
+		"$(awk 'NR > 1 { print $3, $4 }' "$TMP/ts.out" | paste -sd'|')" \
+		"bt_wl bt_thread|bt_wl bt_thread|bt_wl bt_thread"
+	check_eq "threadsnoop.bt: one pid, the command's" \
+		"$(awk 'NR > 1 { print $2 }' "$TMP/ts.out" | sort -u | wc -l)" 1
+	check "threadsnoop.bt: stderr names libc.so.6 as the file probed" \
+		grep -q "^scry: pthread_create: not in libpthread but in libc.so.6, which it needs .*: probing /.*libc.so.6$" "$TMP/ts.err"
+fi
+expect "a function in neither the stub nor what it needs" 2 \
+	"^scry: function 'pthread_creat' not found in libpthread.so.0" \
+	-- "$SCRY" -d 1 'uprobe:libpthread:pthread_creat { @ = count() }'
