@@ -665,6 +665,86 @@ static int compile_builtin(struct cc *c, const struct builtin *b, int col,
 	return emit(c, col, SCRY_OP_FIELD, b->field, 0, 0, 0, 0, 0, 1);
 }
 
+/*
+ * The kernel's constants a bpftrace tool names after its #include lines
+ * (bpftrace runs them through clang; scry reads no headers: the lines are
+ * comments): an enumerator of the kernel's BTF (TCP_SYN_SENT, from
+ * tcplife.bt's net/tcp_states.h), else one of the #define'd macros BTF
+ * cannot hold, from this table. Values as on every kernel scry runs on
+ * (5.17 and later; the task states from include/linux/sched.h, the
+ * address families from include/linux/socket.h). docs/LANGUAGE.md lists
+ * them.
+ */
+static const struct {
+	const char *name;
+	__s64 value;
+} kernel_macros[] = {
+	{ "TASK_RUNNING", 0x0 }, { "TASK_INTERRUPTIBLE", 0x1 },
+	{ "TASK_UNINTERRUPTIBLE", 0x2 }, { "__TASK_STOPPED", 0x4 },
+	{ "__TASK_TRACED", 0x8 }, { "EXIT_DEAD", 0x10 },
+	{ "EXIT_ZOMBIE", 0x20 }, { "EXIT_TRACE", 0x30 },
+	{ "TASK_PARKED", 0x40 }, { "TASK_DEAD", 0x80 },
+	{ "TASK_WAKEKILL", 0x100 }, { "TASK_WAKING", 0x200 },
+	{ "TASK_NOLOAD", 0x400 }, { "TASK_NEW", 0x800 },
+	{ "TASK_KILLABLE", 0x102 }, { "TASK_STOPPED", 0x104 },
+	{ "TASK_TRACED", 0x8 }, { "TASK_IDLE", 0x402 },
+	{ "TASK_NORMAL", 0x3 },
+	{ "AF_UNSPEC", 0 }, { "AF_UNIX", 1 }, { "AF_LOCAL", 1 },
+	{ "AF_INET", 2 }, { "AF_INET6", 10 }, { "AF_NETLINK", 16 },
+	{ "AF_PACKET", 17 }, { "AF_VSOCK", 40 }, { "AF_XDP", 44 },
+};
+
+static bool kernel_const(struct cc *c, const char *name, __s64 *v)
+{
+	const struct btf *btf;
+	__u32 id, n;
+	size_t i;
+	int k;
+
+	for (i = 0; i < ARRAY_SIZE(kernel_macros); i++)
+		if (!strcmp(name, kernel_macros[i].name)) {
+			*v = kernel_macros[i].value;
+			return true;
+		}
+	if (!c->p->env->btf || !(btf = c->p->env->btf()))
+		return false;
+	n = btf__type_cnt(btf);
+	for (id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (btf_is_enum(t)) {
+			const struct btf_enum *e = btf_enum(t);
+
+			for (k = 0; k < btf_vlen(t); k++, e++)
+				if (!strcmp(btf__name_by_offset(btf,
+								e->name_off),
+					    name)) {
+					*v = btf_kflag(t) ? e->val :
+					     (__s64)(__u32)e->val;
+					return true;
+				}
+		} else if (btf_is_enum64(t)) {
+			const struct btf_enum64 *e = btf_enum64(t);
+
+			for (k = 0; k < btf_vlen(t); k++, e++)
+				if (!strcmp(btf__name_by_offset(btf,
+								e->name_off),
+					    name)) {
+					*v = (__s64)btf_enum64_value(e);
+					return true;
+				}
+		}
+	}
+	return false;
+}
+
+/* A name in capitals that is no constant scry knows: say what it looks for. */
+static bool looks_const(const char *name)
+{
+	return name[strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")] ==
+	       '\0' && strpbrk(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+}
+
 static int compile_ident(struct cc *c, const struct expr_node *n,
 			 struct plan_type *t)
 {
@@ -675,8 +755,21 @@ static int compile_ident(struct cc *c, const struct expr_node *n,
 	if (!b && !strcmp(n->name, "stack"))
 		return fail(c->err, n->col, "'stack' is both stacks: use it as "
 			    "a key (@[stack]), or write kstack or ustack");
-	if (!b)
+	if (!b) {
+		__s64 v;
+
+		if (kernel_const(c, n->name, &v)) {
+			*t = T_INT;
+			return emit(c, n->col, SCRY_OP_IMM, 0, 0, 0, 0, v, 0,
+				    1);
+		}
+		if (looks_const(n->name))
+			return fail(c->err, n->col, "unknown constant '%s': "
+				    "no enumerator of the kernel's BTF and no "
+				    "macro scry knows (docs/LANGUAGE.md lists "
+				    "them): write its value", n->name);
 		return unknown_name(c, n->name, n->col);
+	}
 	return compile_builtin(c, b, n->col, t);
 }
 
@@ -1321,6 +1414,9 @@ static int const_int(struct cc *c, const struct expr_node *n, __s64 *v,
 		*v = n->ival;
 		return 0;
 	}
+	if (n->kind == EXPR_IDENT && !builtin_find(n->name) &&
+	    kernel_const(c, n->name, v))
+		return 0;
 	if (n->kind == EXPR_UNARY && n->op == EXPR_NEG &&
 	    n->left->kind == EXPR_INT && n->left->ival != INT64_MIN) {
 		*v = -n->left->ival;

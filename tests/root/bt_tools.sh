@@ -93,3 +93,36 @@ fi
 expect "a function in neither the stub nor what it needs" 2 \
 	"^scry: function 'pthread_creat' not found in libpthread.so.0" \
 	-- "$SCRY" -d 1 'uprobe:libpthread:pthread_creat { @ = count() }'
+
+# 3. runqlat.bt: `args->prev_state == TASK_RUNNING` after its #include
+# <linux/sched.h>: the kernel's task states are known by name (bpftrace
+# 0.17 here refuses the tool: it finds only the uapi header, without them)
+mkfifo "$TMP/g.sleeps"
+start_gated wl "$WL/bt_wl" sleeps 40 "$TMP/g.sleeps"
+if scry_bg "$TMP/st.out" "$TMP/st.err" -p "$wl" \
+	'tracepoint:sched:sched_switch /args->prev_state == TASK_INTERRUPTIBLE/ { @s = count() }
+	 tracepoint:sched:sched_switch /args->prev_state == TASK_UNINTERRUPTIBLE + 100/ { @none = count() }'; then
+	open_gate "$TMP/g.sleeps"
+	wait_exit $SCRY_PID >/dev/null
+	check_eq "TASK_INTERRUPTIBLE: 40 sleeps of the workload, 40 switches out in S" \
+		"$(awk '$1 == "@s:" { getline; print $1 }' "$TMP/st.out")" 40
+fi
+if bt_tool runqlat; then
+	mkfifo "$TMP/g.rq"
+	start_gated wl "$WL/bt_wl" sleeps 200 "$TMP/g.rq"
+	if scry_bg "$TMP/rq.out" "$TMP/rq.err" -f "$BT/runqlat.bt"; then
+		open_gate "$TMP/g.rq"
+		wait_exit "$wl" >/dev/null
+		kill -INT $SCRY_PID
+		wait_exit $SCRY_PID
+		check_status "runqlat.bt: exit status" $? 0 "$TMP/rq.err"
+		check_eq "runqlat.bt: its header, then @usecs" \
+			"$(grep -c '^Tracing CPU scheduler... Hit Ctrl-C to end.$\|^@usecs:$' "$TMP/rq.out")" 2
+		# each of the workload's 200 wakeups is one run queue latency
+		check_range "runqlat.bt: at least the workload's 200 wakeups in @usecs" \
+			"$(rows "$TMP/rq.out" | awk -F'\t' '{ s += $3 } END { print s + 0 }')" 200 100000000
+	fi
+fi
+expect "an unknown constant names what scry looks for" 2 \
+	"^scry: unknown constant 'TASK_RUNNNG': no enumerator of the kernel's BTF and no macro scry knows \(docs/LANGUAGE.md lists them\): write its value at column" \
+	-- "$SCRY" -d 1 'tracepoint:sched:sched_switch /args->prev_state == TASK_RUNNNG/ { @ = count() }'

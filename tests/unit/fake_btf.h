@@ -25,7 +25,8 @@
  *   8 struct mm_struct *, 9 the anonymous union, 10 char *,
  *   11, 12 int wake(struct task_struct *t, int n, char *s, char c,
  *		      unsigned long u)
- *   13 short, 14 typedef short fake_t
+ *   13 short, 14 typedef short fake_t,
+ *   15 enum fake_state { FAKE_ONE = 1, FAKE_BIG = 0xfffffff0 }
  */
 static struct btf *fake_btf;
 
@@ -69,6 +70,9 @@ static inline struct btf *fake_get_btf(void)
 	btf__add_func(b, "wake", BTF_FUNC_GLOBAL, 11);
 	btf__add_int(b, "short", 2, BTF_INT_SIGNED);
 	btf__add_typedef(b, "fake_t", 13);
+	btf__add_enum(b, "fake_state", 4);
+	btf__add_enum_value(b, "FAKE_ONE", 1);
+	btf__add_enum_value(b, "FAKE_BIG", (__s64)0xfffffff0);
 	fake_btf = b;
 	return b;
 }

@@ -937,6 +937,28 @@ static void test_tp_decl(void)
 }
 
 /*
+ * The kernel's constants a tool names after its #include: BTF's
+ * enumerators, the task states and address families #define'd.
+ */
+static void test_consts(void)
+{
+	check_code("uprobe:a:b /arg0 == TASK_RUNNING || arg1 == TASK_IDLE/", 0,
+		   "F6 I0 EQ F7 I1026 EQ LOR", "I1 MAGG0/k0");
+	check_code("uprobe:a:b { @x = FAKE_ONE + FAKE_BIG + AF_INET6 }", 0, "",
+		   "I1 I4294967280 ADD I10 ADD MSTORE0/k0");
+	check_code("uprobe:a:b { printf(\"%s\\n\", ntop(AF_INET, arg0)) }", 0,
+		   "", "F6 OUT0");
+	plan_err("uprobe:a:b { @x = TASK_RUNING }", 19, "unknown constant "
+		 "'TASK_RUNING': no enumerator of the kernel's BTF and no macro "
+		 "scry knows (docs/LANGUAGE.md lists them): write its value");
+	/* a builtin keeps its name; lower case is no constant */
+	plan_err("uprobe:a:b { @x = task_running }", 19, "unknown field "
+		 "'task_running' (fields: pid tid comm cpu uid arg0..arg5 retval "
+		 "latency nsecs elapsed probe func kstack ustack args.FIELD ...; "
+		 "see docs/LANGUAGE.md)");
+}
+
+/*
  * A clause whose tracepoints have a field at different places is one
  * clause per place, as if written so (opensnoop's open and openat), the
  * others right after it; a char * stored is its address (str() later).
@@ -1065,6 +1087,7 @@ static void test_errors(void)
 		 "has no field 'nope' (fields: n name path ptr)");
 	test_split();
 	test_tp_decl();
+	test_consts();
 	plan_err("offcpu { @ = sum(args.n) }", 18, "args.n: only tracepoints "
 		 "have args (arg0..arg5 are this probe's arguments)");
 	plan_err("BEGIN { @[kstack] = count() }", 11, "kstack: BEGIN probes "

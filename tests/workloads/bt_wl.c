@@ -12,7 +12,8 @@
  *                    tv_sec to read without sleeping 7 s)
  *   bt_wl threads N  N threads made one after the other by
  *                    pthread_create(.., bt_thread, ..), each joined
- *   bt_wl sleeps N   N sleeps of 1 ms (run queue wakeups)
+ *   bt_wl sleeps N [GATE]  after the gate, N sleeps of 1 ms: N switches
+ *                    out in TASK_INTERRUPTIBLE, N run queue wakeups
  *
  * Each exits 0, printing nothing: its stdout is scry's, a file the
  * tests read.
@@ -27,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include "gate.h"
 
 static void *bt_thread(void *arg)
 {
@@ -99,10 +101,12 @@ int main(int argc, char **argv)
 		ret = nap();
 	else if (argc == 3 && !strcmp(argv[1], "threads"))
 		ret = threads(atoi(argv[2]));
-	else if (argc == 3 && !strcmp(argv[1], "sleeps"))
+	else if ((argc == 3 || argc == 4) && !strcmp(argv[1], "sleeps")) {
+		gate(argc == 4 ? argv[3] : NULL);
 		ret = sleeps(atoi(argv[2]));
+	}
 	else
 		fprintf(stderr, "usage: bt_wl args DIR | nap | threads N | "
-			"sleeps N\n");
+			"sleeps N [GATE]\n");
 	return ret;
 }
