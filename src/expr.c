@@ -1671,9 +1671,10 @@ static void print_caret(FILE *f, const char *line, size_t len, size_t upto)
  * tabs kept (and copied into the caret line so the caret lands under the
  * same spot); the column counts bytes, the caret line skips UTF-8
  * continuation bytes, so on a UTF-8 terminal the caret still lines up
- * after non-ASCII text. A program of several lines, or any -f file, is
- * named as compilers name a spot, FILE:LINE:COL (the column in bytes of
- * that line), and only that line is shown.
+ * after non-ASCII text. A program of several lines is told by line and
+ * column ("MSG at line L, column C"; a -f file's as compilers name a
+ * spot, FILE:LINE:COL: MSG), the column in bytes of that line, and only
+ * that line is shown.
  */
 void expr_print_error(FILE *f, const char *text, const char *file,
 		      const struct expr_error *err)
@@ -1708,8 +1709,8 @@ void expr_print_error(FILE *f, const char *text, const char *file,
 		fprintf(f, "scry: %s:%zu:%zu: %s\n", file, line, off - bol + 1,
 			err->msg);
 	else
-		fprintf(f, "scry: line %zu, column %zu: %s\n", line,
-			off - bol + 1, err->msg);
+		fprintf(f, "scry: %s at line %zu, column %zu\n", err->msg,
+			line, off - bol + 1);
 	print_caret(f, text + bol, eol - bol, off - bol);
 }
 

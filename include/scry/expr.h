@@ -158,7 +158,7 @@ void expr_free(struct expr *e);
  * Print the error to @f in three lines: "scry: MSG at column N", the
  * expression and a caret under column N for a one-line program; for one
  * of several lines, or read from @file (-f; NULL for -e),
- * "scry: FILE:LINE:COL: MSG" (or "scry: line L, column C: MSG"), then
+ * "scry: FILE:LINE:COL: MSG" (or "scry: MSG at line L, column C"), then
  * only that line and its caret.
  */
 void expr_print_error(FILE *f, const char *text, const char *file,

@@ -72,7 +72,7 @@ check_eq "-f meaning error on line 4: its line and caret only" \
 	@x = 1 +
 }' >"$TMP/e.out" 2>"$TMP/e2.err"
 check_eq "multi-line -e: line and column, the line, the caret" \
-	"$(cat "$TMP/e2.err")" "scry: line 3, column 1: expected an operand after '+'
+	"$(cat "$TMP/e2.err")" "scry: expected an operand after '+' at line 3, column 1
     }
     ^"
 
@@ -96,12 +96,15 @@ expect "a function in neither the stub nor what it needs" 2 \
 
 # 3. runqlat.bt: `args->prev_state == TASK_RUNNING` after its #include
 # <linux/sched.h>: the kernel's task states are known by name (bpftrace
-# 0.17 here refuses the tool: it finds only the uapi header, without them)
+# 0.17 here refuses the tool: it finds only the uapi header, without them).
+# Inside its sleeps (the gate's own wait may come after scry attached)
 mkfifo "$TMP/g.sleeps"
 start_gated wl "$WL/bt_wl" sleeps 40 "$TMP/g.sleeps"
 if scry_bg "$TMP/st.out" "$TMP/st.err" -p "$wl" \
-	'tracepoint:sched:sched_switch /args->prev_state == TASK_INTERRUPTIBLE/ { @s = count() }
-	 tracepoint:sched:sched_switch /args->prev_state == TASK_UNINTERRUPTIBLE + 100/ { @none = count() }'; then
+	'tracepoint:syscalls:sys_enter_clock_nanosleep { self->in = 1 }
+	 tracepoint:syscalls:sys_exit_clock_nanosleep { self->in = 0 }
+	 tracepoint:sched:sched_switch /self->in && args->prev_state == TASK_INTERRUPTIBLE/ { @s = count() }
+	 tracepoint:sched:sched_switch /self->in && args->prev_state == TASK_UNINTERRUPTIBLE + 100/ { @none = count() }'; then
 	open_gate "$TMP/g.sleeps"
 	wait_exit $SCRY_PID >/dev/null
 	check_eq "TASK_INTERRUPTIBLE: 40 sleeps of the workload, 40 switches out in S" \

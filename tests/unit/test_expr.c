@@ -876,7 +876,7 @@ static void test_print_error(void)
 		  "       \t    \t^\n", NULL },
 		/* several lines: the spot by line and column, its line only */
 		{ "offcpu\n/pid ==\n/",
-		  "scry: line 3, column 1: expected an operand after '=='\n"
+		  "scry: expected an operand after '==' at line 3, column 1\n"
 		  "    /\n"
 		  "    ^\n", NULL },
 		/* a file: FILE:LINE:COL, the line's tabs kept for the caret */
