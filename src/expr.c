@@ -274,8 +274,10 @@ static bool at_line_start(const char *s, size_t pos)
 }
 
 /*
- * Blanks and comments: C block comments anywhere, and a line whose first
- * non-blank characters are "//" or "#" (a script's #! line, DTrace's
+ * Blanks and comments: C block comments anywhere, "//" to the end of the
+ * line anywhere between tokens (bpftrace's tools end lines with them: no
+ * two tokens of the language are "/" and "/"), and a line whose first
+ * non-blank character is "#" (a script's #! line, #include, DTrace's
  * #pragma). Returns false, with the error set, on an unterminated comment.
  */
 static bool skip_space(struct parser *p)
@@ -299,8 +301,8 @@ static bool skip_space(struct parser *p)
 			p->pos += 2;
 			continue;
 		}
-		if (((s[p->pos] == '/' && s[p->pos + 1] == '/') ||
-		     s[p->pos] == '#') && at_line_start(s, p->pos)) {
+		if ((s[p->pos] == '/' && s[p->pos + 1] == '/') ||
+		    (s[p->pos] == '#' && at_line_start(s, p->pos))) {
 			while (s[p->pos] && s[p->pos] != '\n')
 				p->pos++;
 			continue;
@@ -1865,6 +1867,11 @@ static void put_node(struct out *o, const struct expr_node *n, int min_prec)
 		break;
 	case EXPR_UNARY:
 		put(o, "%s", op_names[n->op]);
+		/* "- -0" is NEG(0): "-0" would read back as the number 0 */
+		if (n->op == EXPR_NEG && n->left->kind == EXPR_INT) {
+			put(o, "(%lld)", (long long)n->left->ival);
+			break;
+		}
 		put_node(o, n->left, n->op == EXPR_NEG &&
 			 starts_with_minus(n->left) ? PREC_ATOM : PREC_UNARY);
 		break;

@@ -129,3 +129,11 @@ fi
 expect "an unknown constant names what scry looks for" 2 \
 	"^scry: unknown constant 'TASK_RUNNNG': no enumerator of the kernel's BTF and no macro scry knows \(docs/LANGUAGE.md lists them\): write its value at column" \
 	-- "$SCRY" -d 1 'tracepoint:sched:sched_switch /args->prev_state == TASK_RUNNNG/ { @ = count() }'
+
+# "//" comments after code (writeback.bt's, ssllatency.bt's) are comments
+if bt_tool writeback; then
+	"$SCRY" -q -d 1 -f "$BT/writeback.bt" >"$TMP/wb.out" 2>"$TMP/wb.err"
+	check_status "writeback.bt (// after code): exit status" $? 0 "$TMP/wb.err"
+	check_eq "writeback.bt: its header" "$(sed -n 2p "$TMP/wb.out" | tr -s ' ')" \
+		"TIME DEVICE PAGES REASON ms"
+fi

@@ -363,7 +363,6 @@ static const struct error_case error_cases[] = {
 	{ "x /fd./", 7, "expected a field name after '.'" },
 	{ "x /fd.1/", 7, "expected a field name after '.'" },
 	{ "x /fd..a/", 7, "expected a field name after '.'" },
-	{ "x //", 4, "empty predicate" },
 	{ "x / /", 5, "empty predicate" },
 	{ "x /a", 5, "expected '/' to close the predicate" },
 	{ "x /a b/", 6, "expected '/' to close the predicate" },
@@ -823,6 +822,17 @@ static void test_ast_probe(void)
 		       "  # pragma\n  @x = 1; /* more */\n}\n", &err);
 	CHECK(e && e->nclauses == 1 && e->clauses[0].body.n == 1,
 	      "comments: skipped");
+	expr_free(e);
+	/* "//" ends a line anywhere (ssllatency.bt, writeback.bt) */
+	e = expr_parse("BEGIN /pid > 1/ // why\n{\n\t@x = comm; // store\n"
+		       "\tprintf(\"%d\\n\",\t// a value\n\t    1 // one\n);}"
+		       "// end", &err);
+	CHECK(e && e->nclauses == 1 && e->clauses[0].pred &&
+	      e->clauses[0].body.n == 2, "comments: // after tokens");
+	expr_free(e);
+	e = expr_parse("x //", &err);
+	CHECK(e && e->nclauses == 1 && !e->clauses[0].pred,
+	      "comments: 'x //' is x and a comment, as in bpftrace");
 	expr_free(e);
 }
 
