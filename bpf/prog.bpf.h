@@ -426,7 +426,7 @@ static __always_inline void scry_join(struct scry_scratch *s, __u32 o,
 }
 
 static __always_inline __s64 scry_read_int(__u64 addr, __u32 size,
-					   bool is_signed)
+					   bool is_signed, bool user)
 {
 	__u64 v = 0;
 	int shift;
@@ -434,7 +434,7 @@ static __always_inline __s64 scry_read_int(__u64 addr, __u32 size,
 	size &= 0xf;
 	if (size > 8)
 		size = 8;
-	if (!size || (scry_kernel_addr(addr) ?
+	if (!size || (scry_kernel_addr(addr) && !user ?
 		      bpf_probe_read_kernel(&v, size, (void *)addr) :
 		      bpf_probe_read_user(&v, size, (void *)addr)))
 		return 0;
@@ -705,7 +705,7 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 			break;
 		case SCRY_OP_READ:
 			VS(sp - 1) = scry_read_int(VS(sp - 1) + in->imm, in->a,
-						   in->c);
+						   in->c, in->b);
 			break;
 		case SCRY_OP_JOIN:
 			scry_join(s, in->imm & (SCRY_MAX_OUTS - 1), VS(--sp));

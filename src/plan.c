@@ -528,12 +528,28 @@ static int btf_pointee_named(const struct btf *btf, const char *ty);
 /*
  * A pointer field the format types ("struct __kernel_timespec * rqtp")
  * is an address of that type, as a cast would make it, so ->, [i] and *
- * read through it: naptime.bt's args->rqtp->tv_sec. Reads pick user or
- * kernel memory by the address (a syscall's pointer is the caller's),
- * as bpftrace reads a syscall tracepoint's pointers with
- * probe_read_user. Without BTF, or for a type it lacks, the field stays
- * a number (and -> says so).
+ * read through it: naptime.bt's args->rqtp->tv_sec. A syscall's pointer
+ * is the caller's: read from user memory only, as bpftrace 0.17 reads it
+ * (probe_read_user), so a kernel address a process passes reads nothing;
+ * other tracepoints' pointers are read as their address says. Without
+ * BTF, or for a type it lacks, the field stays a number (and -> says so).
  */
+/* Are the clause's tracepoints all syscalls' (whose pointers are __user)? */
+static bool syscall_tps(struct cc *c)
+{
+	const struct plan_clause *cl = c->cl;
+	int k, j;
+
+	for (k = 0; k < cl->nprobes; k++) {
+		const struct plan_probe *pp = &c->p->probes[cl->first_probe + k];
+
+		for (j = 0; j < pp->nnames; j++)
+			if (strncmp(pp->names[j], "syscalls:", 9))
+				return false;
+	}
+	return true;
+}
+
 static void tp_field_pointee(struct cc *c, const struct plan_tp_field *tf,
 			     struct plan_type *t)
 {
@@ -544,8 +560,10 @@ static void tp_field_pointee(struct cc *c, const struct plan_tp_field *tf,
 	    !(btf = c->p->env->btf()))
 		return;
 	id = btf_pointee_named(btf, tf->ctype);
-	if (id > 0)
+	if (id > 0) {
 		t->btf = id;
+		t->user = syscall_tps(c);
+	}
 }
 
 /* A tracepoint field as a value: a number, a string, or a char *. */
@@ -1694,10 +1712,12 @@ static int btf_value(struct cc *c, __u32 id, int col, struct plan_type *t)
 	const struct btf *btf = c->p->env->btf();
 	const struct btf_type *bt = btf_real(btf, &id), *et;
 	const struct btf_array *arr;
+	bool user = t->user;	/* what it reads, and reaches, is user's */
 	__u32 eid;
 	int sz;
 
 	*t = T_INT;
+	t->user = user;
 	if (!bt)
 		return fail(c->err, col, "a kernel type BTF does not know");
 	if (btf_is_composite(bt)) {
@@ -1725,7 +1745,7 @@ static int btf_value(struct cc *c, __u32 id, int col, struct plan_type *t)
 	if (btf_is_ptr(bt)) {
 		btf_pointee(btf, bt, t);
 		c->impure = true;
-		return emit(c, col, SCRY_OP_READ, 8, 0, 0, 0, 0, 1, 1);
+		return emit(c, col, SCRY_OP_READ, 8, user, 0, 0, 0, 1, 1);
 	}
 	if (btf_is_int(bt) || btf_is_enum(bt) || btf_is_enum64(bt)) {
 		sz = btf_is_int(bt) ? bt->size : bt->size;
@@ -1733,7 +1753,7 @@ static int btf_value(struct cc *c, __u32 id, int col, struct plan_type *t)
 			return fail(c->err, col, "a %d-byte number: scry reads "
 				    "1, 2, 4 or 8", sz);
 		c->impure = true;
-		return emit(c, col, SCRY_OP_READ, sz, 0,
+		return emit(c, col, SCRY_OP_READ, sz, user,
 			    btf_is_int(bt) &&
 			    (btf_int_encoding(bt) & BTF_INT_SIGNED), 0, 0, 1, 1);
 	}

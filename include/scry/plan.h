@@ -107,6 +107,12 @@ struct plan_type {
 	 */
 	__u32 btf;
 	bool array;
+	/*
+	 * The address is a user one (a syscall tracepoint's __user
+	 * pointer): reads through it read user memory, whatever the address
+	 * (a kernel address there is a caller's mistake, not kernel data).
+	 */
+	bool user;
 };
 
 /* One probe as written, and what its source made of it. */

@@ -76,7 +76,9 @@ enum scry_op {
 	SCRY_OP_OUT,		/* record of format imm, its values popped */
 	SCRY_OP_SIGNAL,		/* pop a signal number; send it to the task */
 	SCRY_OP_READ,		/* pop address; push the a bytes (1, 2, 4,
-				 * 8) at address + imm, signed when c */
+				 * 8) at address + imm, signed when c;
+				 * user memory when b, else as the address
+				 * says (kernel or user half) */
 	SCRY_OP_STACKS,		/* take the stacks the clause uses */
 	SCRY_OP_JOIN,		/* pop the address of an array of string
 				 * pointers; record imm of its strings */

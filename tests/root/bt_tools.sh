@@ -48,6 +48,18 @@ if bt_tool naptime; then
 		"TIME     PPID   PCOMM            PID    COMM             SECONDS"
 fi
 
+# a syscall's pointer is the caller's: a kernel address passed there reads
+# as nothing (user memory only, as bpftrace's probe_read_user), not as the
+# kernel data at that address
+K=$(awk '$3 == "__start_rodata" { print $1 }' /proc/kallsyms)
+"$SCRY" -q -c "$WL/bt_wl nap $K" 'tracepoint:syscalls:sys_enter_nanosleep {
+	printf("%x %d %d\n", args->rqtp, args->rqtp->tv_sec, args->rqtp->tv_nsec) }' \
+	>"$TMP/kaddr.out" 2>"$TMP/kaddr.err"
+check_status "user pointer holding a kernel address: exit status" $? 0 "$TMP/kaddr.err"
+check_eq "user pointer holding a kernel address: the 3 sleeps, then $K read as 0 0" \
+	"$(cut -d' ' -f2- "$TMP/kaddr.out" | paste -sd'|')|$(tail -1 "$TMP/kaddr.out")" \
+	"0 12000000|0 3000000|7 1000000000|0 0|$K 0 0"
+
 # 5. an error in a file: FILE:LINE:COL, then that line alone with its
 # caret (tabs kept), as compilers show it; a plan error the same way
 {

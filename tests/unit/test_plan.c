@@ -77,7 +77,8 @@ static int fake_tp_field(const char *cat, const char *name, const char *field,
 	bool ev2 = !strcmp(name, "ev2");
 
 	memset(out, 0, sizeof(*out));
-	if (strcmp(cat, "test") && strcmp(cat, "sched")) {
+	if (strcmp(cat, "test") && strcmp(cat, "sched") &&
+	    strcmp(cat, "syscalls")) {
 		snprintf(why, len, "no tracepoint %s:%s", cat, name);
 		return -ENOENT;
 	}
@@ -288,8 +289,8 @@ static const char *prog_text(const struct scry_insn *code, int max, char *buf,
 				      (long long)in->imm);
 			break;
 		case SCRY_OP_READ:
-			n += snprintf(buf + n, len - n, "%sREAD%d%s", sep, in->a,
-				      in->c ? "s" : "");
+			n += snprintf(buf + n, len - n, "%sREAD%d%s%s", sep,
+				      in->a, in->c ? "s" : "", in->b ? "u" : "");
 			break;
 		case SCRY_OP_JOIN:
 			n += snprintf(buf + n, len - n, "%sJOIN%lld", sep,
@@ -931,6 +932,12 @@ static void test_tp_decl(void)
 		   "", "F6 READ4s F6 I2 I4 MUL ADD READ4s ADD MSTORE0/k0");
 	check_code("tracepoint:test:ev { @x = *args->vp }", 0, "",
 		   "F6 READ8s MSTORE0/k0");
+	/* a syscall's pointer is the caller's: user memory only, and what
+	 * is reached through it too */
+	check_code("tracepoint:syscalls:ev { @ = sum(args->ts->owner->pid) }",
+		   0, "", "F6 I8 ADD READ8u READ4su MAGG0/k0");
+	check_code("tracepoint:syscalls:ev { @ = sum(curtask->mm->start_code) }",
+		   0, "", "F25 I24 ADD READ8 READ8 MAGG0/k0");
 	plan_err("tracepoint:test:ev { @x = args->vp->a }", 27, "'->a': a "
 		 "number is no kernel struct (curtask is one; cast an address: "
 		 "(struct path *)arg0)");

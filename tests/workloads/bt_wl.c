@@ -7,9 +7,11 @@
  *                    openat(AT_FDCWD, "DIR/none", O_RDONLY) = -ENOENT,
  *                    read(fd, buf, 7) on DIR/a,
  *                    kill(-999999, 0) = -ESRCH (a negative pid_t)
- *   bt_wl nap        nanosleep({0, 12000000}), nanosleep({0, 3000000}),
+ *   bt_wl nap [KADDR]  nanosleep({0, 12000000}), nanosleep({0, 3000000}),
  *                    nanosleep({7, 1000000000}) = -EINVAL at once (a
- *                    tv_sec to read without sleeping 7 s)
+ *                    tv_sec to read without sleeping 7 s), then with
+ *                    KADDR (hex) nanosleep(KADDR) = -EFAULT: a kernel
+ *                    address where a user pointer belongs
  *   bt_wl threads N  N threads made one after the other by
  *                    pthread_create(.., bt_thread, ..), each joined
  *   bt_wl sleeps N [GATE]  after the gate, N sleeps of 1 ms: N switches
@@ -57,7 +59,7 @@ static int args(const char *dir)
 	return 0;
 }
 
-static int nap(void)
+static int nap(const char *kaddr)
 {
 	struct timespec a = { 0, 12000000 }, b = { 0, 3000000 },
 			bad = { 7, 1000000000 };
@@ -66,6 +68,9 @@ static int nap(void)
 	    syscall(SYS_nanosleep, &b, NULL))
 		return 1;
 	if (syscall(SYS_nanosleep, &bad, NULL) != -1 || errno != EINVAL)
+		return 1;
+	if (kaddr && (syscall(SYS_nanosleep, strtoull(kaddr, NULL, 16),
+			      NULL) != -1 || errno != EFAULT))
 		return 1;
 	return 0;
 }
@@ -97,8 +102,8 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "args"))
 		ret = args(argv[2]);
-	else if (argc == 2 && !strcmp(argv[1], "nap"))
-		ret = nap();
+	else if ((argc == 2 || argc == 3) && !strcmp(argv[1], "nap"))
+		ret = nap(argc == 3 ? argv[2] : NULL);
 	else if (argc == 3 && !strcmp(argv[1], "threads"))
 		ret = threads(atoi(argv[2]));
 	else if ((argc == 3 || argc == 4) && !strcmp(argv[1], "sleeps")) {
@@ -106,7 +111,7 @@ int main(int argc, char **argv)
 		ret = sleeps(atoi(argv[2]));
 	}
 	else
-		fprintf(stderr, "usage: bt_wl args DIR | nap | threads N | "
+		fprintf(stderr, "usage: bt_wl args DIR | nap [KADDR] | threads N | "
 			"sleeps N [GATE]\n");
 	return ret;
 }
