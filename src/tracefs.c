@@ -42,16 +42,17 @@ int tracefs_ensure(void)
 /*
  * "unsigned int prev_state", "char prev_comm[16]", "__data_loc char[]
  * filename": the NAME is the last word, without its array suffix; the
- * words before it are the C type.
+ * words before it, and the suffix, are the C type ("char[16]").
  */
 static void parse_decl(char *decl, struct plan_tp_field *f, char **name)
 {
 	char *sp = strrchr(decl, ' '), *br;
 
 	*name = sp ? sp + 1 : decl;
-	snprintf(f->ctype, sizeof(f->ctype), "%.*s",
-		 sp ? (int)(sp - decl) : 0, decl);
 	br = strchr(*name, '[');
+	/* the type keeps the array's brackets: "u8[4]" is no u8 */
+	snprintf(f->ctype, sizeof(f->ctype), "%.*s%s",
+		 sp ? (int)(sp - decl) : 0, decl, br ? br : "");
 	if (br)
 		*br = '\0';
 	f->data_loc = !strncmp(decl, "__data_loc", 10);

@@ -29,8 +29,8 @@ struct plan_tp_field {
 	bool is_charptr;	/* char *: an address, str() reads it */
 	/*
 	 * The C type as the format declares it, without the name: "int",
-	 * "umode_t", "struct __kernel_timespec *" (plan types the field by
-	 * it, as bpftrace does); "" when unknown.
+	 * "umode_t", "struct __kernel_timespec *", "u8[4]" (plan types the
+	 * field by it, as bpftrace does); "" when unknown.
 	 */
 	char ctype[64];
 };

@@ -33,6 +33,17 @@ check_eq "declared field types: int dfd, int flags, umode_t mode, long ret, unsi
 	"$(sed -n "\\|^openat -100 $TMP/d/a|,\$p" "$TMP/args.out" | paste -sd'|')" \
 	"openat -100 $TMP/d/a 64 640|ret $fd|openat -100 $TMP/d/none 0 0|ret -2|read $fd 7|kill -999999 0"
 
+# an array field is no narrower number: inet_sock_set_state's __u8
+# saddr[4] is the address ntop() prints (and AF_INET, TCP_SYN_SENT are
+# the kernel's constants); a refused connect to 127.0.0.1:1 is CLOSE ->
+# SYN_SENT -> CLOSE
+"$SCRY" -q -c "bash -c 'exec 3<>/dev/tcp/127.0.0.1/1 || true'" \
+	'tracepoint:sock:inet_sock_set_state /args->family == AF_INET/ {
+	printf("%s %d %d %d\n", ntop(AF_INET, args->saddr), args->dport,
+	    args->oldstate, args->newstate == TCP_SYN_SENT) }' >"$TMP/sock.out" 2>"$TMP/sock.err"
+check_eq "inet_sock_set_state: saddr[4] as an address, dport, the states" \
+	"$(paste -sd'|' "$TMP/sock.out")" "127.0.0.1 1 7 1|127.0.0.1 1 2 0"
+
 # 2. naptime.bt: args->rqtp->tv_sec through the user's struct
 # __kernel_timespec *, $task->real_parent of a cast curtask
 if bt_tool naptime; then

@@ -56,6 +56,7 @@ static bool decl_field(const char *field, struct plan_tp_field *out)
 		{ "uid", "const uid_t" }, { "ts", "struct mm_struct *" },
 		{ "fk", "fake_t" }, { "ul", "unsigned long" },
 		{ "ip", "int *" }, { "vp", "void *" }, { "odd", "nosuch_t" },
+		{ "sa", "__u8[4]" },
 	};
 	size_t i;
 
@@ -904,7 +905,7 @@ static void test_tp_decl(void)
 	} cases[] = {
 		{ "dfd", 4, true }, { "mode", 2, false }, { "ret", 8, true },
 		{ "uid", 4, false }, { "fk", 2, true }, { "ul", 8, false },
-		{ "ts", 8, false }, { "odd", 8, false },
+		{ "ts", 8, false }, { "odd", 8, false }, { "sa", 8, false },
 	};
 	struct planned *pl;
 	char in[128];
