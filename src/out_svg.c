@@ -263,9 +263,26 @@ static void free_paths(struct spath *paths, size_t n)
 	free(paths);
 }
 
+/* The rows --top left out: one frame, so every share is of the whole. */
+#define LEFT_OUT_NAME	"[left out by --top]"
+
+static int left_out_path(struct spath *p, __u64 value)
+{
+	p->fr = calloc(1, sizeof(*p->fr));
+	p->names = strdup(LEFT_OUT_NAME);
+	if (!p->fr || !p->names)
+		return -ENOMEM;
+	p->nr = 1;
+	p->value = value;
+	return 0;
+}
+
 /*
  * Rows with a positive value, whatever their keys: the graph is what
  * flamegraph.pl draws of --folded, so `scry read -o r.svg` is its paths.
+ * With --top, what it left out is drawn too, as one frame beside them:
+ * the root and every title's share are of all the samples, as the text's
+ * total and SHARE are (scry(1) --top).
  */
 static int build_paths(const struct report *r, struct spath **out,
 		       size_t *np)
@@ -278,9 +295,17 @@ static int build_paths(const struct report *r, struct spath **out,
 
 	*out = NULL;
 	*np = 0;
-	paths = calloc(r->nrows ? r->nrows : 1, sizeof(*paths));
+	paths = calloc(r->nrows + 1, sizeof(*paths));
 	if (!paths)
 		return -ENOMEM;
+	v = report_left_out_value(r);
+	if (v > 0) {
+		err = left_out_path(&paths[n++], (__u64)v);
+		if (err) {
+			free_paths(paths, n);
+			return err;
+		}
+	}
 	for (i = 0; r->rows && i < r->nrows; i++) {
 		row = &r->rows[i];
 		v = report_row_value(r, row);

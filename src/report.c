@@ -38,6 +38,20 @@ __s64 report_row_value(const struct report *r, const struct report_row *row)
 	}
 }
 
+__s64 report_left_out_value(const struct report *r)
+{
+	switch (r->agg) {
+	case SCRY_AGG_COUNT:
+		return (__s64)r->left_out.count;
+	case SCRY_AGG_SUM:
+	case SCRY_AGG_QUANTIZE:
+	case SCRY_AGG_LQUANTIZE:
+		return r->left_out.sum;
+	default:
+		return 0;	/* a min, max or average is no part of a whole */
+	}
+}
+
 const struct report_key *report_key_find(const struct report_row *row,
 					 enum scry_field field)
 {

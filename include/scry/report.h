@@ -156,6 +156,12 @@ const __u64 *report_row_slots(const struct report_row *row);
 __s64 report_row_value(const struct report *r, const struct report_row *row);
 
 /*
+ * What the rows --top left out add up to, in report_row_value's terms:
+ * their count or sum; 0 where values do not add up (min, max, avg).
+ */
+__s64 report_left_out_value(const struct report *r);
+
+/*
  * Sort rows ascending by report_row_value (ties by key), like printa; of
  * every map the report holds.
  */

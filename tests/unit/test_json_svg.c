@@ -492,6 +492,63 @@ static void svg_ratio(void)
 	report_clear(&r);
 }
 
+/*
+ * --top 2 of a profile: 400 samples shown, 100 in the keys it left out.
+ * The graph is of every sample, as the text's total and SHARE are: the
+ * left-out samples are one frame of their own, and each title's share is
+ * of all 500.
+ */
+static void svg_top(void)
+{
+	static const struct fdesc hot[] = {
+		{ "app", "zed_hot", 4, 0x1004, false },
+		{ "app", "main", 9, 0x2009, false },
+	};
+	static const struct fdesc cold[] = {
+		{ "app", "abc_cold", 0, 0x3000, false },
+		{ "app", "main", 0x11, 0x2011, false },
+	};
+	struct report r;
+	char *svg;
+	int rc;
+
+	new_rows(&r, SCRY_AGG_COUNT, 2);
+	r.value_name = "samples";
+	add_row(&r.rows[0], "app", hot, 2, NULL, 0, 300);
+	add_row(&r.rows[1], "app", cold, 2, NULL, 0, 100);
+	r.left_out.count = 100;
+	r.left_out.sum = 7;	/* a count's graph draws counts */
+	svg = render(out_svg, &r, &rc);
+	CHECK_INT(rc, 0, "svg --top returns 0");
+	check_xml(svg, "svg top");
+	CHECK(strstr(svg, "<title>all (500 samples, 100.00%)</title>"),
+	      "svg --top: the root is every sample, shown or not");
+	CHECK(strstr(svg, "<title>zed_hot (300 samples, 60.00%)</title>"),
+	      "svg --top: zed_hot's share is of all 500 samples");
+	CHECK(strstr(svg, "<title>app (400 samples, 80.00%)</title>"),
+	      "svg --top: what is shown is 80% of the samples");
+	CHECK(strstr(svg, "<title>[left out by --top] (100 samples, 20.00%)"
+		      "</title>"),
+	      "svg --top: the left-out samples are one frame, named");
+	CHECK(rect_attr(svg, "[left out by --top]", "width") == 236,
+	      "svg --top: the left-out frame is 1/5 of 1180 px");
+	free(svg);
+	/* a sum's graph draws sums: the left-out sum */
+	r.agg = SCRY_AGG_SUM;
+	r.rows[0].val.sum = 30;
+	r.rows[1].val.sum = 10;
+	r.left_out.sum = 60;
+	svg = render(out_svg, &r, &rc);
+	CHECK_INT(rc, 0, "svg --top sum returns 0");
+	CHECK(svg && strstr(svg, "<title>zed_hot (30 samples, 30.00%)</title>"),
+	      "svg --top sum: zed_hot's share is of the whole sum, 100");
+	CHECK(svg && strstr(svg, "<title>[left out by --top] (60 samples, "
+			    "60.00%)</title>"),
+	      "svg --top sum: the left-out sum is its frame");
+	free(svg);
+	report_clear(&r);
+}
+
 /* comm;user root..leaf;kernel root..leaf, with folded's names. */
 static void svg_order_names(void)
 {
@@ -678,6 +735,7 @@ int main(int argc, char **argv)
 	json_edges();
 
 	svg_ratio();
+	svg_top();
 	svg_order_names();
 	svg_escape();
 	svg_empty();
