@@ -67,7 +67,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, SCRY_MAX_FOLLOWED);
 	__type(key, __u32);
-	__type(value, __u8);	/* SCRY_TARGET_* */
+	__type(value, struct scry_target);
 } targets SEC(".maps");
 
 /* Processes already announced to the frontend for symbolization. */

@@ -60,16 +60,44 @@ struct {
 	__type(value, __u32);
 } gens SEC(".maps");
 
+/* Which process @task is of, as targets records it (abi.h). */
+static __always_inline __u64 scry_task_start(struct task_struct *task)
+{
+	return BPF_CORE_READ(task, group_leader, start_boottime);
+}
+
+/*
+ * The targets entry of @tgid, the current process's, if it is this
+ * process's: not one an earlier process with the pid left, which goes
+ * only an RCU grace period after its reap (scry_proc_free), while the
+ * pid may be given again at once. An entry the frontend added (start 0)
+ * is taken as this process's and stamped: the process it was added for
+ * stamps it at its exit at the latest, before its pid is free.
+ */
+static __always_inline struct scry_target *scry_target_own(__u32 tgid)
+{
+	struct scry_target *t = bpf_map_lookup_elem(&targets, &tgid);
+	__u64 start;
+
+	if (!t)
+		return NULL;
+	start = scry_task_start((struct task_struct *)bpf_get_current_task());
+	if (!t->start)
+		t->start = start;
+	return t->start == start ? t : NULL;
+}
+
+/* Is the current process (@tgid) traced? */
 static __always_inline bool scry_target(__u32 tgid)
 {
-	__u8 *t;
+	struct scry_target *t;
 
 	if (tgid == self_tgid)
 		return false;
 	if (!filter_targets)
 		return true;
-	t = bpf_map_lookup_elem(&targets, &tgid);
-	return t && *t == SCRY_TARGET_TRACED;
+	t = scry_target_own(tgid);
+	return t && t->state == SCRY_TARGET_TRACED;
 }
 
 static __always_inline __u32 scry_gen_new(void)
@@ -92,11 +120,13 @@ static __always_inline __u32 scry_gen(__u32 tgid)
 	return gen;
 }
 
-/* Processes scry follows or has announced: their changes are told. */
+/*
+ * Processes scry follows or has announced: their changes are told. Of
+ * the current process (@tgid).
+ */
 static __always_inline bool scry_followed(__u32 tgid)
 {
-	return bpf_map_lookup_elem(&targets, &tgid) ||
-	       bpf_map_lookup_elem(&seen, &tgid);
+	return scry_target_own(tgid) || bpf_map_lookup_elem(&seen, &tgid);
 }
 
 static __always_inline struct scry_notice *scry_notice_new(__u32 kind,
@@ -173,17 +203,20 @@ int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
 	__u32 ctgid = BPF_CORE_READ(child, tgid);
 	struct scry_unwind_proc *list;
+	struct scry_target *pt, ct = {};
 	struct scry_notice *n;
 	__u32 gen, *pgen;
-	__u8 *state, st;
 
 	if (!follow_forks || ptgid == ctgid || scry_stopped())
 		return 0;
-	state = bpf_map_lookup_elem(&targets, &ptgid);
-	if (!state)
+	/* the parent forks: it is current */
+	pt = scry_target_own(ptgid);
+	if (!pt)
 		return 0;
-	st = *state;
-	if (bpf_map_update_elem(&targets, &ctgid, &st, BPF_ANY)) {
+	ct.state = pt->state;
+	/* a new process: the child leads it, with its start set by now */
+	ct.start = BPF_CORE_READ(child, start_boottime);
+	if (bpf_map_update_elem(&targets, &ctgid, &ct, BPF_ANY)) {
 		scry_stat(SCRY_STAT_TARGETS_FULL);
 		return 0;
 	}
@@ -265,19 +298,19 @@ static __always_inline int scry_on_exec(struct task_struct *p,
 	struct scry_vma v = {};
 	struct file *exe;
 	struct inode *inode;
+	struct scry_target *t;
 	__u64 entry, base;
-	__u8 *state, next, zero8 = 0;
+	__u8 zero8 = 0;
 
 	if (scry_stopped())
 		return 0;
-	state = bpf_map_lookup_elem(&targets, &tgid);
-	if (!state && !bpf_map_lookup_elem(&seen, &tgid))
+	/* exec runs in the process: @p is current */
+	t = scry_target_own(tgid);
+	if (!t && !bpf_map_lookup_elem(&seen, &tgid))
 		return 0;
-	if (state && *state != SCRY_TARGET_TRACED) {
-		next = *state == SCRY_TARGET_WRAPPER ? SCRY_TARGET_PENDING :
-						       SCRY_TARGET_TRACED;
-		bpf_map_update_elem(&targets, &tgid, &next, BPF_EXIST);
-	}
+	if (t && t->state != SCRY_TARGET_TRACED)
+		t->state = t->state == SCRY_TARGET_WRAPPER ?
+			   SCRY_TARGET_PENDING : SCRY_TARGET_TRACED;
 	g = bpf_map_lookup_elem(&gens, &tgid);
 	if (g)
 		old = *g;
@@ -427,12 +460,19 @@ static __always_inline void scry_proc_exit(struct task_struct *p)
  * leader's last (a leader waits as a zombie for its threads); after an
  * exec by another thread the old leader has that thread's id, not the
  * tgid, and the process lives on.
+ * It runs an RCU grace period after the reap, which freed the pid: a
+ * followed process may have been given it by then (a target's fork),
+ * and the entries are that process's, not to drop.
  */
 static __always_inline void scry_proc_free(struct task_struct *p)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
+	struct scry_target *t;
 
 	if (BPF_CORE_READ(p, pid) != tgid)
+		return;
+	t = bpf_map_lookup_elem(&targets, &tgid);
+	if (t && t->start && t->start != BPF_CORE_READ(p, start_boottime))
 		return;
 	bpf_map_delete_elem(&targets, &tgid);
 	bpf_map_delete_elem(&seen, &tgid);

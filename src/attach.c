@@ -475,15 +475,17 @@ int attach_load(struct attach *a)
 	 */
 	a->skel->data->gen_next = a->npids + 1;
 	for (i = 0; i < a->npids; i++) {
+		struct scry_target t = { .state = a->states[i] };
 		__u32 gen = i + 1;
 
 		if (a->states[i] == SCRY_TARGET_TRACED)
 			bpf_map__update_elem(a->skel->maps.gens, &a->pids[i],
 					     sizeof(int), &gen, sizeof(gen),
 					     BPF_ANY);
+		/* start 0: the process's own first event stamps it (abi.h) */
 		err = bpf_map__update_elem(a->skel->maps.targets,
 					   &a->pids[i], sizeof(int),
-					   &a->states[i], sizeof(__u8), BPF_ANY);
+					   &t, sizeof(t), BPF_ANY);
 		if (err) {
 			log_err("pid %d: cannot add to the filter: %s",
 				a->pids[i], strerror(-err));
@@ -495,6 +497,8 @@ int attach_load(struct attach *a)
 
 int attach_add_target(struct attach *a, int pid, __u8 state)
 {
+	struct scry_target t = { .state = state };
+
 	if (a->npids >= SCRY_MAX_TARGETS)
 		return -E2BIG;
 	a->states[a->npids] = state;
@@ -502,7 +506,7 @@ int attach_add_target(struct attach *a, int pid, __u8 state)
 	if (!a->skel)
 		return 0;
 	return bpf_map__update_elem(a->skel->maps.targets, &pid, sizeof(pid),
-				    &state, sizeof(state), BPF_ANY);
+				    &t, sizeof(t), BPF_ANY);
 }
 
 int attach_keep(struct attach *a, struct bpf_link *l)

@@ -340,20 +340,16 @@ ssize_t proc_read(int pid, const char *file, char *buf, size_t size)
 	return n;
 }
 
-int proc_start_time(int pid, struct timespec *start)
+int proc_start_ticks(int pid, unsigned long long *ticks)
 {
 	char buf[1024], *p, *end;
-	struct timespec rt, bt;
-	unsigned long long ticks;
-	long hz = sysconf(_SC_CLK_TCK);
-	__s64 ns;
 	int i;
 
 	if (proc_read(pid, "stat", buf, sizeof(buf)) <= 0)
 		return -ESRCH;
 	/* comm may hold anything, ')' too: fields start after the last */
 	p = strrchr(buf, ')');
-	if (!p || hz <= 0)
+	if (!p)
 		return -EINVAL;
 	/* field 22, starttime: 20 fields on from the ')' that ends field 2 */
 	for (i = 0; i < 20 && p; i++)
@@ -361,9 +357,25 @@ int proc_start_time(int pid, struct timespec *start)
 	if (!p)
 		return -EINVAL;
 	errno = 0;
-	ticks = strtoull(p + 1, &end, 10);
+	*ticks = strtoull(p + 1, &end, 10);
 	if (errno || end == p + 1 || *end != ' ')
 		return -EINVAL;
+	return 0;
+}
+
+int proc_start_time(int pid, struct timespec *start)
+{
+	struct timespec rt, bt;
+	unsigned long long ticks;
+	long hz = sysconf(_SC_CLK_TCK);
+	__s64 ns;
+	int err;
+
+	if (hz <= 0)
+		return -EINVAL;
+	err = proc_start_ticks(pid, &ticks);
+	if (err)
+		return err;
 	/* starttime counts from boot on CLOCK_BOOTTIME (suspend included) */
 	if (clock_gettime(CLOCK_REALTIME, &rt) ||
 	    clock_gettime(CLOCK_BOOTTIME, &bt))

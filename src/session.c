@@ -44,6 +44,7 @@
 #include <scry/out.h>
 #include <scry/outfile.h>
 #include <scry/plan.h>
+#include <scry/proc.h>
 #include <scry/report.h>
 #include <scry/session.h>
 #include <scry/source.h>
@@ -797,12 +798,34 @@ static int session_start(struct session *s, const struct plan *p)
 }
 
 /*
+ * Is @pid still the process targets entry @t is of (abi.h: struct
+ * scry_target)? An entry stays an RCU grace period past its process's
+ * reap, and the pid may be another's by then: its start says, to /proc's
+ * clock tick. One not stamped yet is of a process that has not exited
+ * (its exit stamps it): the pid is still its own.
+ */
+static bool target_holds(int pid, const struct scry_target *t)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	unsigned long long ticks;
+
+	if (!t->start)
+		return true;
+	if (hz <= 0 || proc_start_ticks(pid, &ticks))
+		return false;
+	return t->start / (1000000000ULL / (unsigned long long)hz) == ticks;
+}
+
+/*
  * Processes the -c command started that are still followed: the targets
- * the kernel added, without the -p ones the user named.
+ * the kernel added, without the -p ones the user named, nor a process
+ * that was given the pid of one already gone (it is not the command's,
+ * and is never signalled for it).
  */
 static int cmd_others(struct session *s, int *out, int max)
 {
 	__u32 key, next, *prev = NULL;
+	struct scry_target t;
 	int fd, n = 0, i;
 
 	if (!s->a.skel)
@@ -814,8 +837,11 @@ static int cmd_others(struct session *s, int *out, int max)
 		for (i = 0; i < s->o->npids; i++)
 			if ((int)key == s->o->pids[i])
 				break;
-		if (i == s->o->npids && (pid_t)key != cmd_pid(s->cmd))
-			out[n++] = key;
+		if (i < s->o->npids || (pid_t)key == cmd_pid(s->cmd) ||
+		    bpf_map_lookup_elem(fd, &key, &t) ||
+		    !target_holds((int)key, &t))
+			continue;
+		out[n++] = key;
 	}
 	return n;
 }

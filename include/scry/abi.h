@@ -33,6 +33,23 @@
 #define SCRY_TARGET_TRACED	1
 #define SCRY_TARGET_PENDING	2
 #define SCRY_TARGET_WRAPPER	3
+
+/*
+ * targets' value: the state, and which process it is of. A pid is free
+ * again from its reap, but the entry goes at sched_process_free, an RCU
+ * grace period later: a process given the pid meanwhile is told apart by
+ * its start, the group leader's start_boottime (ns since boot, suspend
+ * included: what /proc/PID/stat's starttime counts in clock ticks; exec
+ * by another thread keeps it). 0: not known yet, an entry the frontend
+ * added (-p, -c), filled by the process's first event in its own context
+ * (its exec, a probe, at the latest its exit, which comes before its pid
+ * is free).
+ */
+struct scry_target {
+	__u64 start;
+	__u8 state;		/* SCRY_TARGET_* */
+	__u8 pad[7];
+};
 #define SCRY_NARGS		6
 
 /*

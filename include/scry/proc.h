@@ -75,6 +75,13 @@ int proc_open_mapped(int pid, const struct proc_map *m, struct stat *st);
 ssize_t proc_read(int pid, const char *file, char *buf, size_t size);
 
 /*
+ * When @pid started: /proc/PID/stat's starttime, clock ticks
+ * (sysconf(_SC_CLK_TCK)) since boot on CLOCK_BOOTTIME, into @ticks.
+ * 0, -ESRCH (gone) or -EINVAL (a stat line that does not parse).
+ */
+int proc_start_ticks(int pid, unsigned long long *ticks);
+
+/*
  * When @pid started, on CLOCK_REALTIME (the clock of files' mtimes), to
  * a clock tick, while the wall clock is not stepped. 0 or a negative
  * errno (gone, or a stat line that does not parse).
