@@ -352,6 +352,28 @@ static int needed_func(struct attach *a, const struct plan_probe *pp,
 	return -ENOENT;
 }
 
+/*
+ * Does @pid map the file at @path as code? By identity (dev, inode), or
+ * by the path /proc shows (where a file system's stat device is not the
+ * one /proc shows: btrfs subvolumes). A process gone is said elsewhere.
+ */
+static bool pid_maps(int pid, const char *path)
+{
+	struct proc_map *m;
+	struct stat st;
+	bool have_st = !stat(path, &st), found = false;
+	size_t n, i;
+
+	if (proc_maps_read(pid, PROC_MAPS_CODE, &m, &n))
+		return true;
+	for (i = 0; i < n && !found; i++)
+		found = (have_st && m[i].ino == st.st_ino &&
+			 m[i].dev == st.st_dev) ||
+			(m[i].path && !strcmp(m[i].path, path));
+	proc_maps_free(m, n);
+	return found;
+}
+
 static int attach_uprobes(struct attach *a, const struct plan_probe *pp,
 			  int pid)
 {
@@ -374,6 +396,19 @@ static int attach_uprobes(struct attach *a, const struct plan_probe *pp,
 	}
 	log_debug("%s: %s at file offset 0x%llx%s", pp->target[1], path,
 		  (unsigned long long)off, pid > 0 ? "" : " (all processes)");
+	/*
+	 * A file given by path that -p's process has not loaded: the probe
+	 * fires once it does (dlopen), as the kernel places it in every new
+	 * mapping of the file; until then nothing counts, which is said,
+	 * or a typo in the path would look like a function never called.
+	 */
+	if (pid > 0 && !pid_maps(pid, path)) {
+		char what[256];
+
+		log_err("%s: pid %d does not map %s (yet): probed all the "
+			"same, it counts once the process loads it",
+			probe_text(pp, what, sizeof(what)), pid, path);
+	}
 	return attach_func(a, pp, path, off, pid);
 }
 
