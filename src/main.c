@@ -241,7 +241,7 @@ static void usage(FILE *f)
 "  -w, --unsafe          allow destructive actions: signal()\n"
 "  -l, --list [PATTERN]  list probes: kinds, uprobe:LIB:GLOB functions,\n"
 "                        usdt:BIN[:PROVIDER[:NAME]] probes (globs)\n"
-"  -q, --quiet           no banners on stderr\n"
+"  -q, --quiet           no banners on stderr (losses and warnings stay)\n"
 "  -v, --verbose         print the expression a question expands to, and\n"
 "                        libbpf's messages\n"
 "  -h, --help            this help\n"
