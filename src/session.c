@@ -798,13 +798,31 @@ static int session_start(struct session *s, const struct plan *p)
 }
 
 /*
+ * What scry's time namespace adds to CLOCK_BOOTTIME, in ns: /proc shows
+ * a process's start in the reader's namespace.
+ */
+static long long boottime_offset_ns(void)
+{
+	long long sec = 0, nsec = 0;
+	char buf[256], *b;
+
+	if (proc_read(getpid(), "timens_offsets", buf, sizeof(buf)) <= 0 ||
+	    !(b = strstr(buf, "boottime")) ||
+	    sscanf(b, "boottime %lld %lld", &sec, &nsec) != 2)
+		return 0;
+	return sec * 1000000000LL + nsec;
+}
+
+/*
  * Is @pid still the process targets entry @t is of (abi.h: struct
  * scry_target)? An entry stays an RCU grace period past its process's
  * reap, and the pid may be another's by then: its start says, to /proc's
- * clock tick. One not stamped yet is of a process that has not exited
- * (its exit stamps it): the pid is still its own.
+ * clock tick (@offset_ns: boottime_offset_ns). One not stamped yet is of
+ * a process that has not exited (its exit stamps it): the pid is still
+ * its own.
  */
-static bool target_holds(int pid, const struct scry_target *t)
+static bool target_holds(int pid, const struct scry_target *t,
+			 long long offset_ns)
 {
 	long hz = sysconf(_SC_CLK_TCK);
 	unsigned long long ticks;
@@ -813,7 +831,8 @@ static bool target_holds(int pid, const struct scry_target *t)
 		return true;
 	if (hz <= 0 || proc_start_ticks(pid, &ticks))
 		return false;
-	return t->start / (1000000000ULL / (unsigned long long)hz) == ticks;
+	return (t->start + (unsigned long long)offset_ns) /
+	       (1000000000ULL / (unsigned long long)hz) == ticks;
 }
 
 /*
@@ -825,6 +844,7 @@ static bool target_holds(int pid, const struct scry_target *t)
 static int cmd_others(struct session *s, int *out, int max)
 {
 	__u32 key, next, *prev = NULL;
+	long long offset_ns = boottime_offset_ns();
 	struct scry_target t;
 	int fd, n = 0, i;
 
@@ -839,7 +859,7 @@ static int cmd_others(struct session *s, int *out, int max)
 				break;
 		if (i < s->o->npids || (pid_t)key == cmd_pid(s->cmd) ||
 		    bpf_map_lookup_elem(fd, &key, &t) ||
-		    !target_holds((int)key, &t))
+		    !target_holds((int)key, &t, offset_ns))
 			continue;
 		out[n++] = key;
 	}

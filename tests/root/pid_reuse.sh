@@ -13,9 +13,10 @@
 # le PID: the map key, 4 bytes little-endian, as bpftool's hex words
 le() { printf '%02x %02x %02x %02x' $(($1 & 255)) $(($1 >> 8 & 255)) \
 	$(($1 >> 16 & 255)) $(($1 >> 24 & 255)); }
-# entry PID START STATE: targets[PID] = { START, STATE } (START < 256);
-# an engine whose entries hold the state alone (before struct
-# scry_target) gets that, so the test shows what it does wrong
+le64() { printf '%s %s' "$(le $(($1 & 0xffffffff)))" "$(le $(($1 >> 32)))"; }
+# entry PID START STATE: targets[PID] = { START, STATE }; an engine whose
+# entries hold the state alone (before struct scry_target) gets that, so
+# the test shows what it does wrong
 entry() {
 	if [ "$vsize" = 1 ]; then
 		bpftool map update id "$tmap" key hex $(le "$1") value hex \
@@ -23,8 +24,17 @@ entry() {
 		return
 	fi
 	bpftool map update id "$tmap" key hex $(le "$1") value hex \
-		$(printf '%02x' "$2") 00 00 00 00 00 00 00 $(printf '%02x' "$3") \
-		00 00 00 00 00 00 00
+		$(le64 "$2") $(printf '%02x' "$3") 00 00 00 00 00 00 00
+}
+# find_tmap: the targets map of the scry running as SCRY_PID, into tmap
+find_tmap() {
+	tmap=
+	for id in $(grep -h '^map_id:' /proc/$SCRY_PID/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -un); do
+		bpftool map show id "$id" 2>/dev/null | grep -q ' name targets ' && tmap=$id
+	done
+	check "the engine's targets map found" test -n "$tmap"
+	vsize=$(bpftool -j map show id "$tmap" 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["bytes_value"])')
 }
 # start_of PID: the start targets[PID] holds, "none" without an entry
 # ("state only": an entry of an engine without starts)
@@ -48,13 +58,7 @@ mkfifo "$TMP/ga" "$TMP/gb" "$TMP/gc" "$TMP/c.in"
 start_gated a bash -c "read x <$TMP/ga"
 scry_bg "$TMP/r.out" "$TMP/r.err" -p "$a" \
 	'syscall:read /arg2 == 1/ { @[pid] = count() }'
-tmap=
-for id in $(grep -h '^map_id:' /proc/$SCRY_PID/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -un); do
-	bpftool map show id "$id" 2>/dev/null | grep -q ' name targets ' && tmap=$id
-done
-check "the engine's targets map found" test -n "$tmap"
-vsize=$(bpftool -j map show id "$tmap" 2>/dev/null |
-	python3 -c 'import json, sys; print(json.load(sys.stdin)["bytes_value"])')
+find_tmap
 
 start_gated b bash -c "read x <$TMP/gb; exec dd if=/dev/zero of=/dev/null bs=1 count=100 status=none"
 start_gated c bash -c "exec 3<$TMP/gc; exec dd if=$TMP/c.in of=/dev/null bs=1 count=100 status=none"
@@ -108,3 +112,38 @@ check_status "exit status" $? 0 "$TMP/r.err"
 check_eq "c's 100 one-byte reads counted, b's none (not its pid's process)" \
 	"$(awk -v b="$b" -v c="$c" 'NF == 2 && ($1 == b || $1 == c) { print ($1 == c ? "c" : "b"), $2 }' "$TMP/r.out" | sort | paste -sd' ')" \
 	"c 100" "$TMP/r.out"
+
+# the -c command's end signals the processes it started that are still
+# followed: not one that was only given the pid of one gone. u's pid
+# holds a gone process's entry; v's an entry not stamped yet (a process
+# that has not exited: the pid is still its own); w's one stamped with
+# w's start (to the clock tick: what /proc says)
+mkfifo "$TMP/gq"
+scry_bg "$TMP/q.out" "$TMP/q.err" -c "head -c 3 $TMP/gq" \
+	'tracepoint:sched:sched_process_exit { @ = count() }'
+find_tmap
+sleep 600 &
+u=$!
+sleep 600 &
+v=$!
+sleep 600 &
+w=$!
+CLEANUP+=("kill -9 $u $v $w")
+wticks=$(awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$w/stat")
+check "u: a gone process's entry, written" entry "$u" 1 1
+check "v: an entry not stamped yet, written" entry "$v" 0 1
+check "w: w's own entry, written" \
+	entry "$w" $((wticks * (1000000000 / hz) + 1000000000 / hz / 2)) 1
+open_gate "$TMP/gq"
+wait_exit "$SCRY_PID"
+check_status "-c: exit status" $? 0 "$TMP/q.err"
+# alive PID: "gone" once it has exited (a zombie not yet waited for too)
+alive() {
+	local st
+	{ read -r st <"/proc/$1/stat"; } 2>/dev/null || { echo gone; return; }
+	st=${st##*) }
+	[ "${st%% *}" = Z ] && echo gone || echo alive
+}
+check_eq "the command's end: u lives, v and w got its SIGTERM" \
+	"$(alive "$u") $(alive "$v") $(alive "$w")" "alive gone gone"
+{ kill -9 "$u"; wait "$u" "$v" "$w"; } 2>/dev/null
