@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <scry/cachefile.h>
+#include <scry/outfile.h>
 
 /*
  * The euid's, and no one else may change it: a directory another user
@@ -98,30 +99,13 @@ int cachefile_commit(int dfd, const char *tmp, const char *name, int fd,
 	return err;
 }
 
-int cachefile_write_all(int fd, const void *p, size_t len)
-{
-	const char *b = p;
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, b, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		b += n;
-		len -= n;
-	}
-	return 0;
-}
-
 int cachefile_memfd(const char *name, const void *p, size_t len)
 {
 	int fd = memfd_create(name, MFD_CLOEXEC), err;
 
 	if (fd < 0)
 		return -errno;
-	err = cachefile_write_all(fd, p, len);
+	err = outfile_write_fd(fd, p, len);
 	if (err) {
 		close(fd);
 		return err;

@@ -49,6 +49,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <scry/cachefile.h>
+#include <scry/outfile.h>
 #include <scry/corebtf.h>
 #include <scry/log.h>
 
@@ -454,7 +455,7 @@ static int cache_write(int dfd, const char *name, const void *p, size_t len)
 		return -1;
 	}
 	err = cachefile_commit(dfd, tmp, name, fd,
-			       cachefile_write_all(fd, p, len));
+			       outfile_write_fd(fd, p, len));
 	if (err) {
 		log_debug("%s/%s: %s: CO-RE target BTF not cached",
 			  COREBTF_DIR, name, strerror(-err));

@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include <scry/cachefile.h>
+#include <scry/outfile.h>
 #include <scry/ksym_cache.h>
 #include <scry/symtab.h>
 
@@ -239,7 +240,7 @@ struct kc_out {
 static void out_flush(struct kc_out *o)
 {
 	if (!o->err)
-		o->err = cachefile_write_all(o->fd, o->buf, o->len);
+		o->err = outfile_write_fd(o->fd, o->buf, o->len);
 	o->len = 0;
 }
 

@@ -68,9 +68,6 @@ int cachefile_create(int dfd, const char *name, char *tmp);
 int cachefile_commit(int dfd, const char *tmp, const char *name, int fd,
 		     int err);
 
-/* All @len bytes at @p to @fd. Returns 0 or -errno (-EIO: no progress). */
-int cachefile_write_all(int fd, const void *p, size_t len);
-
 /*
  * @len bytes at @p in a memory file called @name, for this run alone
  * (the cache could not keep them). Returns its descriptor or -errno.

@@ -68,7 +68,9 @@ int outfile_write(struct outfile *of, const void *buf, size_t len);
 /*
  * All of @len to @fd, a non-blocking one's EAGAIN waited out (its parent
  * may have set O_NONBLOCK on a shared pipe). 0, or the -errno of the
- * write that failed (-ENOSPC, -EPIPE).
+ * write that failed (-ENOSPC, -EPIPE; -EIO: no progress). scry's one
+ * write loop: the cache files (cachefile.c, corebtf.c, ksym_cache.c)
+ * write through it too.
  */
 int outfile_write_fd(int fd, const void *buf, size_t len);
 

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 
 #include <scry/cachefile.h>
+#include <scry/outfile.h>
 #include "check.h"
 
 static char top[] = "/tmp/scry-test-cachefile.XXXXXX";
@@ -66,7 +67,7 @@ static int publish(int dfd, const char *text)
 	if (fd < 0)
 		return fd;
 	err = cachefile_commit(dfd, tmp, "f", fd,
-			       cachefile_write_all(fd, text, strlen(text)));
+			       outfile_write_fd(fd, text, strlen(text)));
 	close(fd);
 	return err;
 }
