@@ -4,6 +4,7 @@
  * (include/scry/fold.h has the order and the names).
  */
 #include <stdio.h>
+#include <string.h>
 #include <scry/fold.h>
 #include <scry/report.h>
 
@@ -89,6 +90,26 @@ static void stacks(struct walk *w, const struct report_row *row,
 			stack(w, &row->keys[i]);
 }
 
+/*
+ * An errno key (`read`, `write`: @[path, errno]): a call that worked
+ * adds no frame, so a file's bytes are "path bytes" as in any folded
+ * profile, not "path;0"; a failed one is split off under its name
+ * (EISDIR), as the text table's failed calls are.
+ */
+static void errno_frame(struct walk *w, __s64 e)
+{
+	const char *name = e > 0 && e < 4096 ? strerrorname_np((int)e) : NULL;
+	char num[24];
+
+	if (!e)
+		return;
+	if (!name) {
+		snprintf(num, sizeof(num), "errno %lld", (long long)e);
+		name = num;
+	}
+	text(w, name, true);
+}
+
 int fold_row(const struct report_row *row, fold_fn fn, void *ctx)
 {
 	const struct report_key *comm = report_key_find(row, SCRY_F_COMM);
@@ -106,7 +127,9 @@ int fold_row(const struct report_row *row, fold_fn fn, void *ctx)
 		k = &row->keys[i];
 		if (k == comm && k->kind == REPORT_KEY_STR)
 			continue;
-		if (k->kind == REPORT_KEY_INT) {
+		if (k->kind == REPORT_KEY_INT && k->field == SCRY_F_ERRNO) {
+			errno_frame(&w, k->i);
+		} else if (k->kind == REPORT_KEY_INT) {
 			snprintf(num, sizeof(num), "%lld", (long long)k->i);
 			text(&w, num, true);
 		} else if (k->kind == REPORT_KEY_STR) {

@@ -103,6 +103,29 @@ static void test_walk(void)
 	report_clear(&r);
 }
 
+/* `read`'s @[path, errno]: "path bytes" for calls that worked, not "path;0" */
+static void test_walk_errno(void)
+{
+	struct report r;
+
+	new_rows(&r, SCRY_AGG_SUM, 3);
+	set_str(&r.rows[0].keys[0], "fd.path", "/etc/hostname");
+	set_int(&r.rows[0].keys[1], "errno", 0);
+	r.rows[0].nkeys = 2;
+	CHECK_STR(walk(&r.rows[0]), "/etc/hostname|",
+		  "walk: errno 0 adds no frame");
+	set_str(&r.rows[1].keys[0], "comm", "cat");
+	set_int(&r.rows[1].keys[1], "errno", 21);
+	r.rows[1].nkeys = 2;
+	CHECK_STR(walk(&r.rows[1]), "cat|;EISDIR|L",
+		  "walk: a failed call's frame is its errno's name");
+	set_int(&r.rows[2].keys[0], "errno", 9999);
+	r.rows[2].nkeys = 1;
+	CHECK_STR(walk(&r.rows[2]), "errno 9999|L",
+		  "walk: an errno without a name is its number");
+	report_clear(&r);
+}
+
 static int stop_at_two(void *ctx, const struct fold_step *st)
 {
 	int *n = ctx;
@@ -131,6 +154,7 @@ int main(void)
 {
 	test_table();
 	test_walk();
+	test_walk_errno();
 	test_walk_stops();
 	return CHECK_DONE();
 }
