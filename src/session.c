@@ -674,10 +674,15 @@ static void unwind_report(const struct session *s)
 	 * losses: their steps fell back to frame pointers, and the counter
 	 * the user sees otherwise ("not loaded yet") names no cause.
 	 */
-	if (st->rows_full || st->tables_full || st->procs_failed)
-		fprintf(stderr, "scry: unwind tables not loaded: %zu (rows "
-			"full: raise --max-unwind-rows), %zu processes\n",
-			st->rows_full + st->tables_full, st->procs_failed);
+	if (st->rows_full || st->tables_full)
+		fprintf(stderr, "scry: unwind tables not loaded: %zu (%s)\n",
+			st->rows_full + st->tables_full, st->rows_full ?
+			"rows full: raise --max-unwind-rows" :
+			"4096 files' tables already loaded");
+	if (st->procs_failed)
+		fprintf(stderr, "scry: unwind tables not given to %zu "
+			"processes (32768 processes' lists already loaded)\n",
+			st->procs_failed);
 	if (!(s->o->stats || s->o->verbose))
 		return;
 	fprintf(stderr, "scry: unwind tables: %zu files, %zu tables, %u row and index slots "
