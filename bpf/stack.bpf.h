@@ -61,8 +61,10 @@ static __always_inline __u64 scry_stack_store(const struct scry_stack *st)
 	if (bpf_map_lookup_elem(&stacks, &id))
 		return id;
 	err = bpf_map_update_elem(&stacks, &id, st, BPF_NOEXIST);
+	/* -ENOMEM: not full, no memory (attach.c: alloc_on_demand) */
 	if (err && err != -EEXIST) {
-		scry_stat(SCRY_STAT_STACK_FULL);
+		scry_stat(err == -ENOMEM ? SCRY_STAT_STACK_NOMEM :
+			  SCRY_STAT_STACK_FULL);
 		return SCRY_STACK_LOST;
 	}
 	return id;

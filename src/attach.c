@@ -5,6 +5,7 @@
  * source picks its adapter's copy for the clause), attach them.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,17 +300,113 @@ static void engine_bytes_release(void)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
+/* Keys warm_caches() puts in a map on each CPU and takes out again. */
+#define WARM_KEYS	4
+
+/*
+ * May scry run on every possible CPU (all online, none outside its
+ * affinity)? warm_caches() must reach each one's cache.
+ */
+static bool cpus_all_ours(void)
+{
+	int n = libbpf_num_possible_cpus(), i;
+	cpu_set_t set;
+
+	if (n < 1 || n > CPU_SETSIZE || sched_getaffinity(0, sizeof(set), &set))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!CPU_ISSET(i, &set))
+			return false;
+	return true;
+}
+
+/* WARM_KEYS keys into @m from this CPU, then out again. */
+static void warm_map(struct bpf_map *m)
+{
+	__u32 ksz = bpf_map__key_size(m), vsz = bpf_map__value_size(m);
+	unsigned char *key, *val;
+	int k, put = 0, tries;
+
+	if (bpf_map__max_entries(m) < WARM_KEYS)
+		return;		/* a map the plan does not use */
+	key = malloc(ksz);
+	val = calloc(1, vsz);
+	if (!key || !val)
+		goto out;
+	memset(key, 0xff, ksz);	/* no key an event makes before attaching */
+	for (k = 0; k < WARM_KEYS; k++, put++) {
+		key[0] = (unsigned char)k;
+		/* the element a new cache holds is taken at once; the
+		 * refill it asks for comes with the next interrupt */
+		for (tries = 0; tries < 100; tries++) {
+			if (!bpf_map__update_elem(m, key, ksz, val, vsz,
+						  BPF_NOEXIST) || errno != ENOMEM)
+				break;
+			sched_yield();
+		}
+		if (tries == 100)
+			break;
+	}
+	for (k = 0; k < put; k++) {
+		key[0] = (unsigned char)k;
+		bpf_map__delete_elem(m, key, ksz, 0);
+	}
+out:
+	free(key);
+	free(val);
+}
+
+/*
+ * A hash map that is not preallocated takes a new element from the
+ * CPU's cache of free ones, which the kernel refills from an irq_work:
+ * not while a program runs with interrupts off, and a new map's cache
+ * holds one element of these sizes (bpf_mem_alloc's prefill). offcpu's
+ * first sched_switch on each CPU that took both stacks lost the second
+ * (measured: 2 stack drops on 2 CPUs, every run). Keys put in and taken
+ * out again on each CPU before attaching leave each cache refilled and
+ * holding them; from then on a run takes fewer keys (plan_fills_warm():
+ * two stacks, two aggregation keys) than the kernel keeps at least in
+ * the cache (its low watermark: 11 stacks, 17 aggregation keys at these
+ * sizes), and interrupts come on between runs. A CPU that went offline
+ * since cpus_all_ours() is passed over: a key its first run could not
+ * have is counted (SCRY_STAT_*_NOMEM), not lost silently.
+ */
+static void warm_caches(struct attach *a)
+{
+	int n = libbpf_num_possible_cpus(), cpu;
+	cpu_set_t old, one;
+
+	if (!a->warm || sched_getaffinity(0, sizeof(old), &old))
+		return;
+	for (cpu = 0; cpu < n; cpu++) {
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			continue;
+		warm_map(a->skel->maps.aggs);
+		warm_map(a->skel->maps.aggs_alt);
+		warm_map(a->skel->maps.stacks);
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+}
+
 /*
  * Preallocating the aggregation, stack and string stores (every entry of
  * --max-keys and --max-stacks, zeroed and charged at creation) was the
  * largest part of a warm start after the verifier: ~17 ms of malloc's,
- * ~5 ms of a syscall count's. Where every program the plan loads runs in
- * a task with interrupts on, and the kernel allocates hash elements from
- * bpf_mem_alloc (6.1+: before, kmalloc, unsafe in a program that may
- * interrupt it), they are allocated as keys arrive. Only these stores: an
- * event inserts at most its new keys, an existing key is found and never
- * replaced; and the per-process maps (targets, gens, seen), which change
- * at a fork, an exec or an exit. inflight, inserted and deleted at every
+ * ~5 ms of a syscall count's, ~6 ms of offcpu's. Where the kernel
+ * allocates hash elements from bpf_mem_alloc (6.1+: before, kmalloc,
+ * unsafe in a program that may interrupt it), they are allocated as keys
+ * arrive:
+ * - where every program the plan loads runs in a task with interrupts
+ *   on (plan_in_task()): these stores, and the per-process maps
+ *   (targets, gens, seen), which change at a fork, an exec or an exit;
+ * - where one program runs with interrupts off (offcpu's sched_switch,
+ *   plan_fills_warm()) and scry may run on every CPU: the aggregation
+ *   and the stacks only, their per-CPU caches filled before attaching
+ *   (warm_caches()).
+ * Only these: an event inserts at most its new keys, an existing key is
+ * found and never replaced. inflight, inserted and deleted at every
  * event, stays preallocated. check_memory() counted them full: a
  * --max-keys the machine cannot hold is refused as before.
  */
@@ -319,19 +416,25 @@ static void alloc_on_demand(struct attach *a)
 				   a->skel->maps.stacks,
 				   a->skel->maps.strings, a->skel->maps.targets,
 				   a->skel->maps.gens, a->skel->maps.seen };
-	size_t i;
+	size_t i, n = sizeof(maps) / sizeof(maps[0]);
 
 	/*
-	 * The probes' kinds say where their programs run (SOURCE_IN_TASK);
-	 * the engine's own (task_exit, follow_fork, on_exec, on_mmap_exit:
-	 * exit, fork, exec, mmap) always run in the task they follow;
-	 * task_free, an RCU callback, only deletes.
+	 * The probes' kinds say where their programs run (SOURCE_IN_TASK,
+	 * SOURCE_IRQS_OFF); the engine's own (task_exit, follow_fork,
+	 * on_exec, on_mmap_exit: exit, fork, exec, mmap) always run in the
+	 * task they follow; task_free, an RCU callback, only deletes.
 	 */
-	if (!plan_in_task(a->plan))
+	if (!plan_in_task(a->plan)) {
+		if (!plan_fills_warm(a->plan) || !cpus_all_ours())
+			return;
+		a->warm = true;
+		n = 3;	/* aggs, aggs_alt, stacks */
+	}
+	if (!kernel_htab_mem_alloc()) {
+		a->warm = false;
 		return;
-	if (!kernel_htab_mem_alloc())
-		return;
-	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+	}
+	for (i = 0; i < n; i++)
 		bpf_map__set_map_flags(maps[i], bpf_map__map_flags(maps[i]) |
 				       BPF_F_NO_PREALLOC);
 }
@@ -405,8 +508,10 @@ static int load_engine(struct attach *a, bool cut)
 		return err;
 	alloc_on_demand(a);
 	err = scry__load(a->skel);
-	if (!err)
+	if (!err) {
 		engine_bytes_release();
+		warm_caches(a);
+	}
 	/* maps are created first, and nothing else in a load takes as much */
 	if (err == -ENOMEM) {
 		mapmem_enomem(&a->need);

@@ -40,6 +40,8 @@ static const struct {
 	  "allocate map memory)", NULL },
 	{ SCRY_STAT_STACK_FULL, "stack drops (stack store full)",
 	  "raise --max-stacks" },
+	{ SCRY_STAT_STACK_NOMEM, "stack drops (the kernel could not "
+	  "allocate map memory)", NULL },
 	{ SCRY_STAT_KSTACK_ERR, "kernel stacks not captured", NULL },
 	{ SCRY_STAT_USTACK_ERR, "events without user registers "
 	  "(no user stack)", NULL },

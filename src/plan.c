@@ -3335,6 +3335,26 @@ bool plan_in_task(const struct plan *p)
 	return true;
 }
 
+bool plan_fills_warm(const struct plan *p)
+{
+	const struct plan_clause *cl = NULL;
+	int i, j, naggs = 0;
+
+	for (i = 0; i < p->nprobes; i++) {
+		if ((p->probes[i].src->flags & SOURCE_IN_TASK) &&
+		    !p->probes[i].outside_task)
+			continue;
+		if (cl || !(p->probes[i].src->flags & SOURCE_IRQS_OFF))
+			return false;
+		cl = &p->clauses[p->probes[i].clause];
+	}
+	if (!cl)
+		return false;
+	for (j = 0; j < cl->nbody; j++)
+		naggs += cl->body[j].op == SCRY_OP_MAGG;
+	return naggs <= 1;
+}
+
 int plan_main_map(const struct plan *p)
 {
 	int i;

@@ -30,7 +30,8 @@ const struct source source_offcpu = {
 	.usage = "offcpu",
 	.what = "off-CPU periods (sched_switch); latency = time blocked",
 	.fields = SOURCE_F_LATENCY | SOURCE_F_STATE,
-	.flags = SOURCE_END | SOURCE_STACKS_AT_BEGIN | SOURCE_SWITCH_END,
+	.flags = SOURCE_END | SOURCE_STACKS_AT_BEGIN | SOURCE_SWITCH_END |
+		 SOURCE_IRQS_OFF,
 	.prepare = sched_prepare,
 	.attach = sched_attach,
 };

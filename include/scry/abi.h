@@ -241,6 +241,7 @@ enum scry_stat {
 	SCRY_STAT_VAR_FULL,	/* new key, map variables full */
 	SCRY_STAT_TLS_ERR,	/* self-> variables not stored */
 	SCRY_STAT_AGG_NOMEM,	/* new key, no kernel memory for it (not full) */
+	SCRY_STAT_STACK_NOMEM,	/* new stack, no kernel memory for it */
 	SCRY_STAT_UNWIND_FIRST,	/* then one per enum scry_unwind_stat */
 	SCRY_NSTATS = SCRY_STAT_UNWIND_FIRST + SCRY_UNWIND_NSTATS,
 };

@@ -37,6 +37,7 @@ struct attach {
 	int corebtf_fd;			/* that cut, open until the load */
 	struct obj_cache *objs;		/* the file cache, shared with symbols */
 	bool holds;			/* -c's execs and mmaps are held (cmd.h) */
+	bool warm;			/* maps' caches filled before attaching */
 	void *priv;			/* the source's own (source.h: close) */
 	struct selfprog *self;		/* its programs' JIT code (drain) */
 };

@@ -318,6 +318,16 @@ const char *plan_what(const struct plan *p);
  */
 bool plan_in_task(const struct plan *p);
 
+/*
+ * Is every probe of @p in a task (plan_in_task()) but one of a kind whose
+ * programs run with interrupts off (SOURCE_IRQS_OFF), whose clause
+ * aggregates once at most (SCRY_OP_MAGG)? Its program then inserts at
+ * most two keys into the aggregation (the period it ends and, for a
+ * period the tracepoint missed, the one before: SOURCE_SWITCH_END) and
+ * two stacks (kernel and user) each time it runs.
+ */
+bool plan_fills_warm(const struct plan *p);
+
 /* Syscall number of @name on this architecture, or -1. */
 int plan_syscall_nr(const char *name);
 

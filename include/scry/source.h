@@ -58,6 +58,13 @@ struct expr_error;
  * (plan_probe.outside_task).
  */
 #define SOURCE_IN_TASK		(1u << 8)
+/*
+ * Its programs run in a task with interrupts off, never in an interrupt
+ * or NMI (sched_switch). A hash map that fills as keys arrive serves such
+ * a program from the CPU's cache of free elements, which the kernel
+ * refills only once interrupts are on again: plan_fills_warm(), attach.c.
+ */
+#define SOURCE_IRQS_OFF		(1u << 9)
 
 struct source {
 	const char *name;	/* the kind as written: "uprobe" */

@@ -408,6 +408,31 @@ static void test_kinds(void)
 	CHECK(!pl->ret && !plan_in_task(&pl->p),
 	      "in a task: not with io_uring completions in the list");
 	done(pl);
+	/* one program with interrupts off, aggregating once at most */
+	pl = plan_ok("offcpu { @[kstack, ustack] = sum(latency) }");
+	CHECK(!pl->ret && plan_fills_warm(&pl->p),
+	      "fills warm: offcpu aggregating once");
+	done(pl);
+	pl = plan_ok("offcpu { @a = count(); @b = sum(latency) }");
+	CHECK(!pl->ret && !plan_fills_warm(&pl->p),
+	      "fills warm: not offcpu aggregating twice");
+	done(pl);
+	pl = plan_ok("offcpu { @a = count() } offcpu { @b = count() }");
+	CHECK(!pl->ret && !plan_fills_warm(&pl->p),
+	      "fills warm: not two offcpu clauses");
+	done(pl);
+	pl = plan_ok("offcpu { @a = count() } uprobe:libc:malloc { @u = count() }");
+	CHECK(!pl->ret && plan_fills_warm(&pl->p),
+	      "fills warm: offcpu beside a uprobe");
+	done(pl);
+	pl = plan_ok("offcpu { @a = count() } profile { @p = count() }");
+	CHECK(!pl->ret && !plan_fills_warm(&pl->p),
+	      "fills warm: not offcpu beside a profile probe");
+	done(pl);
+	pl = plan_ok("uprobe:libc:malloc { @u = count() }");
+	CHECK(!pl->ret && !plan_fills_warm(&pl->p),
+	      "fills warm: not a plan all in a task (plan_in_task's)");
+	done(pl);
 	for (i = 0; sources[i]; i++)
 		CHECK(source_find(sources[i]->name) == sources[i],
 		      label("source_find(%s)", sources[i]->name));
