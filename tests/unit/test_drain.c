@@ -200,6 +200,9 @@ static void test_drain(struct attach *a, const struct plan *p)
 	id = SCRY_STAT_AGG_NOMEM;
 	bpf_map__update_elem(a->skel->maps.stats, &id, sizeof(id), per_cpu,
 			     ncpu * sizeof(*per_cpu), BPF_ANY);
+	id = SCRY_STAT_STACK_NOMEM;
+	bpf_map__update_elem(a->skel->maps.stats, &id, sizeof(id), per_cpu,
+			     ncpu * sizeof(*per_cpu), BPF_ANY);
 	per_cpu[ncpu - 1] = 99;	/* events: not a loss, never reported */
 	id = SCRY_STAT_EVENTS;
 	bpf_map__update_elem(a->skel->maps.stats, &id, sizeof(id), per_cpu,
@@ -285,7 +288,13 @@ static void test_drain(struct attach *a, const struct plan *p)
 	CHECK_INT(st ? st->count : 0, 1,
 		  "drain: keys lost to the kernel's memory, counted apart");
 	CHECK(st && !st->fix, "drain: ... and not told to raise --max-keys");
-	CHECK_INT(r.nstats, 3, "drain: counters at zero and 'events' not reported");
+	/* the same for a stack: not "raise --max-stacks" */
+	st = stat_of(&r, "stack drops (the kernel could not allocate map "
+		     "memory)");
+	CHECK_INT(st ? st->count : 0, 1,
+		  "drain: stacks lost to the kernel's memory, counted apart");
+	CHECK(st && !st->fix, "drain: ... and not told to raise --max-stacks");
+	CHECK_INT(r.nstats, 4, "drain: counters at zero and 'events' not reported");
 	report_clear(&r);
 
 	/* --interval: a clearing drain reports the same, then the map is empty */
