@@ -157,6 +157,15 @@ static void put_value(struct events *e, const struct plan_conv *cv,
 		return;
 	}
 	s = drain_format_value(e->a, e->syms, t, v, h->pid);
+	/*
+	 * usym() left in hex: the address may be in a mapping whose notice
+	 * has not come yet, the same race as a stack's (put_stack_value).
+	 */
+	if (s && t->fmt == PLAN_F_USYM && h->pid > 0 &&
+	    !strncmp(s, "0x", 2) && !syms_catch_up(e->syms, h->pid)) {
+		free(s);
+		s = drain_format_value(e->a, e->syms, t, v, h->pid);
+	}
 	if (s) {
 		if (strchr(cv->spec, 's'))
 			put_string(e->out, cv->spec, s);

@@ -3387,6 +3387,30 @@ static void reset_for_compile(struct plan *p)
 	p->has_events = false;
 }
 
+static bool user_fmt(const struct plan_type *t)
+{
+	return t->fmt == PLAN_F_USYM || t->fmt == PLAN_F_USTACK;
+}
+
+/* A usym() or ustack in a map's key or value, or a printf's argument */
+static bool names_user(const struct plan *p)
+{
+	int i, j;
+
+	for (i = 0; i < p->nmaps; i++) {
+		for (j = 0; j < p->maps[i].nkeys; j++)
+			if (user_fmt(&p->maps[i].keys[j]))
+				return true;
+		if (user_fmt(&p->maps[i].val))
+			return true;
+	}
+	for (i = 0; i < p->nouts; i++)
+		for (j = 0; j < p->outs[i].nconvs; j++)
+			if (user_fmt(&p->outs[i].convs[j].type))
+				return true;
+	return false;
+}
+
 static void summarize(struct plan *p)
 {
 	bool entry = true;
@@ -3406,6 +3430,7 @@ static void summarize(struct plan *p)
 			p->uses_strings = true;
 	}
 	p->ustack_at_entry = p->key_ustack && entry;
+	p->names_user = p->key_ustack || names_user(p);
 	i = plan_main_map(p);
 	p->unit = i >= 0 ? p->maps[i].unit : NULL;
 }

@@ -438,12 +438,17 @@ static void on_cmd_held(void *ctx, int tid, int tgid, bool exec)
 		load_pid(s, tgid, true, true);
 }
 
-/* A process of the -c command exits: its mappings, while they last. */
+/*
+ * A process of the -c command exits: its mappings, while they last, for
+ * every plan that names user addresses (stacks in keys, and usym() or
+ * ustack in printf: threadsnoop's usym(arg2) of a command that exited
+ * before its events were read printed 0x55... as a zombie has no maps).
+ */
 static void on_cmd_exiting(void *ctx, int tgid)
 {
 	struct session *s = ctx;
 
-	if (s->a.plan->key_ustack)
+	if (s->a.plan->names_user)
 		syms_refresh_pid(s->syms, tgid);
 }
 

@@ -274,6 +274,8 @@ struct plan {
 	bool uses_tls;
 	/* summaries over the clauses, for the adapters and the unwinder */
 	bool key_kstack, key_ustack;	/* some clause takes such stacks */
+	bool names_user;	/* user stacks or usym() anywhere: a process's
+				 * mappings are read before it exits */
 	bool ustack_at_entry;	/* every user stack is taken at a function
 				 * entry (uprobes): read the caller at [sp] */
 	const char *unit;	/* of the main map's values, or NULL */

@@ -711,7 +711,19 @@ static void test_maps(void)
 		CHECK_STR(m->unit, "ns", "map: latency in ns");
 		CHECK(pl->p.key_kstack && pl->p.key_ustack, "plan: stacks");
 		CHECK(!pl->p.ustack_at_entry, "offcpu: not at an entry");
+		CHECK(pl->p.names_user, "plan: a ustack key names user code");
 	}
+	done(pl);
+	/* -c reads a process's mappings at its exit for these (session.c) */
+	pl = plan_ok("uprobe:libc:malloc { printf(\"%s\\n\", usym(arg0)) }");
+	CHECK(!pl->ret && pl->p.names_user && !pl->p.key_ustack,
+	      "plan: a printf's usym() names user code");
+	done(pl);
+	pl = plan_ok("uprobe:libc:malloc { @[usym(arg0)] = count() }");
+	CHECK(!pl->ret && pl->p.names_user, "plan: a usym() key names user code");
+	done(pl);
+	pl = plan_ok("syscall:read { @[comm, arg0] = count() }");
+	CHECK(!pl->ret && !pl->p.names_user, "plan: comm and numbers name none");
 	done(pl);
 	pl = plan_ok("syscall:read { @[fd.path, errno] = sum(retval) }");
 	if (!pl->ret) {
