@@ -6,12 +6,16 @@
 #include <scry/abi.h>
 #include "uwin.bpf.h"
 
-/* Sizes are placeholders: the frontend sets them from --max-keys etc. */
+/*
+ * Sizes are placeholders: the frontend sets them from --max-keys etc.
+ * The key's too: the prefix of struct scry_key the plan's keys reach
+ * (plan_key_size); so a size, not a BTF type of one fixed size.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 10240);
-	__type(key, struct scry_key);
-	__type(value, struct scry_val);
+	__uint(key_size, sizeof(struct scry_key));
+	__uint(value_size, sizeof(struct scry_val));
 } aggs SEC(".maps"), aggs_alt SEC(".maps");
 
 struct {
@@ -25,8 +29,8 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 10240);
-	__type(key, struct scry_key);
-	__type(value, __s64);
+	__uint(key_size, sizeof(struct scry_key));	/* as aggs' */
+	__uint(value_size, sizeof(__s64));
 } vars SEC(".maps"), vars_alt SEC(".maps");
 
 /* self-> variables: per thread, freed by the kernel with the thread. */

@@ -177,6 +177,10 @@ static void size_maps(struct attach *a)
 				 a->opts->max_keys : 1);
 	bpf_map__set_max_entries(s->maps.vars_alt, p->uses_vars && flips ?
 				 a->opts->max_keys : 1);
+	bpf_map__set_key_size(s->maps.aggs, plan_key_size(p));
+	bpf_map__set_key_size(s->maps.aggs_alt, plan_key_size(p));
+	bpf_map__set_key_size(s->maps.vars, plan_key_size(p));
+	bpf_map__set_key_size(s->maps.vars_alt, plan_key_size(p));
 	bpf_map__set_max_entries(s->maps.events, p->has_events ?
 				 a->opts->buffer_size : 4096);
 	bpf_map__set_max_entries(s->maps.stacks,

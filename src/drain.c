@@ -561,8 +561,11 @@ static void warm_key(struct attach *a, struct syms *s,
 int drain_aggs_each(struct attach *a, bool clear, drain_key_fn fn,
 		    void *ctx)
 {
-	int fd = bpf_map__fd(attach_map(a, false, clear)), err = 0, i;
-	struct scry_key *keys = NULL;
+	struct bpf_map *map = attach_map(a, false, clear);
+	int fd = bpf_map__fd(map), err = 0, i;
+	size_t ksz = bpf_map__key_size(map);	/* a prefix (plan_key_size) */
+	struct scry_key key;
+	char *keys = NULL;
 	struct scry_val *vals = NULL;
 	__u32 in = 0, out = 0, n, room = BATCH;
 	bool first = true, done = false;
@@ -571,7 +574,7 @@ int drain_aggs_each(struct attach *a, bool clear, drain_key_fn fn,
 	while (!err && !done) {
 		if (!keys) {
 			/* zeroed: valgrind does not know the lookup writes */
-			keys = calloc(room, sizeof(*keys));
+			keys = calloc(room, ksz);
 			vals = calloc(room, sizeof(*vals));
 			if (!keys || !vals) {
 				err = -ENOMEM;
@@ -602,8 +605,11 @@ int drain_aggs_each(struct attach *a, bool clear, drain_key_fn fn,
 		}
 		first = false;
 		in = out;
-		for (i = 0; !err && i < (int)n && i < (int)room; i++)
-			err = fn(ctx, &keys[i], &vals[i]);
+		memset(&key, 0, sizeof(key));	/* the rest of the key */
+		for (i = 0; !err && i < (int)n && i < (int)room; i++) {
+			memcpy(&key, keys + (size_t)i * ksz, ksz);
+			err = fn(ctx, &key, &vals[i]);
+		}
 	}
 	free(keys);
 	free(vals);
@@ -640,7 +646,8 @@ static int drain_keys(struct attach *a, struct syms *s, struct report *r,
 		      bool vars, int only, bool clear, bool warm, size_t *caps)
 {
 	struct bpf_map *map = attach_map(a, vars, clear);
-	struct scry_key key, next, *prev = NULL;
+	size_t ksz = bpf_map__key_size(map);	/* a prefix (plan_key_size) */
+	struct scry_key key = { 0 }, next = { 0 }, *prev = NULL;
 	struct scry_val val;
 	__s64 v = 0;
 	int err;
@@ -652,7 +659,7 @@ static int drain_keys(struct attach *a, struct syms *s, struct report *r,
 		if (err != -EOPNOTSUPP)
 			return err;
 	}
-	while (!bpf_map__get_next_key(map, prev, &next, sizeof(next))) {
+	while (!bpf_map__get_next_key(map, prev, &next, ksz)) {
 		key = next;
 		prev = &key;
 		if (only >= 0 && (int)key.map != only)
@@ -665,19 +672,19 @@ static int drain_keys(struct attach *a, struct syms *s, struct report *r,
 		}
 		memset(&val, 0, sizeof(val));
 		if (vars) {
-			if (bpf_map__lookup_elem(map, &key, sizeof(key), &v,
+			if (bpf_map__lookup_elem(map, &key, ksz, &v,
 						 sizeof(v), 0))
 				continue;	/* deleted meanwhile */
 			val.count = 1;
 			val.sum = val.min = val.max = v;
-		} else if (bpf_map__lookup_elem(map, &key, sizeof(key), &val,
+		} else if (bpf_map__lookup_elem(map, &key, ksz, &val,
 						sizeof(val), 0)) {
 			continue;
 		}
 		err = take_key(a, s, r, vars, &key, &val, v, caps);
 		if (err)
 			return err;
-		if (clear && bpf_map__delete_elem(map, &key, sizeof(key), 0))
+		if (clear && bpf_map__delete_elem(map, &key, ksz, 0))
 			prev = NULL;	/* start over: the walk lost its place */
 	}
 	return 0;
@@ -831,30 +838,32 @@ int drain_reset(struct attach *a, int map, bool zero)
 {
 	const struct plan *p = a->plan;
 	struct bpf_map *m;
-	struct scry_key key, next, *prev = NULL;
+	struct scry_key key = { 0 }, next = { 0 }, *prev = NULL;
 	static const struct scry_val zval = {
 		.min = 0x7fffffffffffffffLL,
 		.max = -0x7fffffffffffffffLL - 1,
 	};
 	__s64 z = 0;
+	size_t ksz;
 	bool var;
 
 	if (map < 0 || map >= p->nmaps)
 		return -EINVAL;
 	var = p->maps[map].kind == PLAN_MAP_VAR;
 	m = attach_map(a, var, false);
-	while (!bpf_map__get_next_key(m, prev, &next, sizeof(next))) {
+	ksz = bpf_map__key_size(m);	/* a prefix (plan_key_size) */
+	while (!bpf_map__get_next_key(m, prev, &next, ksz)) {
 		key = next;
 		prev = &key;
 		if ((int)key.map != map)
 			continue;
 		if (zero) {
-			bpf_map__update_elem(m, &key, sizeof(key),
+			bpf_map__update_elem(m, &key, ksz,
 					     var ? (const void *)&z :
 						   (const void *)&zval,
 					     var ? sizeof(z) : sizeof(zval),
 					     BPF_EXIST);
-		} else if (bpf_map__delete_elem(m, &key, sizeof(key), 0)) {
+		} else if (bpf_map__delete_elem(m, &key, ksz, 0)) {
 			return -errno;
 		} else {
 			prev = NULL;	/* deleted: start over */

@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -3353,6 +3354,29 @@ bool plan_fills_warm(const struct plan *p)
 	for (j = 0; j < cl->nbody; j++)
 		naggs += cl->body[j].op == SCRY_OP_MAGG;
 	return naggs <= 1;
+}
+
+size_t plan_key_size(const struct plan *p)
+{
+	size_t n = offsetof(struct scry_key, ints), end;
+	int i, j;
+
+	for (i = 0; i < p->nkeyspecs; i++) {
+		const struct scry_keyspec *ks = &p->keyspecs[i];
+
+		for (j = 0; j < ks->ncols && j < SCRY_MAX_KEYCOLS; j++) {
+			if (ks->dst[j] == SCRY_KC_COMM)
+				return sizeof(struct scry_key);
+			if (ks->dst[j] >= SCRY_KC_COMM)
+				continue;	/* kstack, ustack, pid */
+			/* ints[dst & 3], as the engine places them */
+			end = offsetof(struct scry_key, ints) +
+			      ((ks->dst[j] & 3) + 1) * sizeof(__s64);
+			if (end > n)
+				n = end;
+		}
+	}
+	return n;
 }
 
 int plan_main_map(const struct plan *p)

@@ -242,7 +242,8 @@ static int pidset_add_key(void *ctx, const struct scry_key *key,
 static int rows_pids(struct attach *a, struct pidset *ps)
 {
 	int fd = bpf_map__fd(attach_map(a, false, false));
-	struct scry_key key, next, *prev = NULL;
+	/* the kernel writes the map's prefix of it (plan_key_size) */
+	struct scry_key key = { 0 }, next = { 0 }, *prev = NULL;
 	int err = drain_aggs_each(a, false, pidset_add_key, ps);
 
 	if (err != -EOPNOTSUPP)

@@ -141,17 +141,20 @@ struct scry_event {
 /*
  * Aggregation key. Unused columns stay zero, so the same struct serves
  * every expression; the plan says which columns are live and in what
- * order they print.
+ * order they print. The maps keyed by it hold only the prefix the plan's
+ * keys reach (plan_key_size(): the fixed part, then ints, then comm):
+ * every lookup hashes and compares its key, and a stack-keyed count
+ * hashed 80 bytes where 32 say the same.
  */
 struct scry_key {
 	__u64 kstack;
 	__u64 ustack;
 	__u32 pid;		/* owner of ustack, for symbolization */
 	__u32 gen;		/* its address space (see gens), likewise */
-	char comm[SCRY_COMM_LEN];
-	__s64 ints[SCRY_MAX_INTKEYS];
 	__u32 map;		/* which @map: the plan's index */
 	__u32 unused;		/* always 0 */
+	__s64 ints[SCRY_MAX_INTKEYS];
+	char comm[SCRY_COMM_LEN];
 };
 
 struct scry_val {

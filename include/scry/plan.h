@@ -330,6 +330,12 @@ bool plan_in_task(const struct plan *p);
  */
 bool plan_fills_warm(const struct plan *p);
 
+/*
+ * Bytes of struct scry_key the keys of @p reach (its prefix, abi.h): the
+ * key size of the maps keyed by it.
+ */
+size_t plan_key_size(const struct plan *p);
+
 /* Syscall number of @name on this architecture, or -1. */
 int plan_syscall_nr(const char *name);
 
