@@ -81,6 +81,23 @@ struct {
 #define SCRY_UNWIND_LAST	2	/* mappings of the last frames kept */
 
 /*
+ * Rows found by earlier walks on this CPU, by (table, vaddr): events from
+ * one call site walk the same pcs again and again, and a row found once
+ * spares the bucket index and the search the next time. A hint only: a
+ * row is taken from it after checking it is the row of the vaddr (tables
+ * are only ever appended to, but an NMI's walk may write a slot halfway
+ * through another's write).
+ */
+#define SCRY_UNWIND_HINTS	64	/* a power of two (index mask) */
+
+struct scry_unwind_hint {
+	__u32 table;
+	__u32 pc;		/* the vaddr looked up */
+	__u32 idx;		/* its row's index in unwind_rows */
+	__u32 pad;
+};
+
+/*
  * What one walk learnt from the kernel. It lives in map memory, like the
  * frame count: on the BPF stack the verifier would track every counter
  * value exactly and check the loop body once per combination.
@@ -98,8 +115,10 @@ struct scry_unwind_kstate {
 	 */
 	__u32 lnext;		/* slot of last[] to fill next */
 	struct scry_unwind_map last[SCRY_UNWIND_LAST];
-	/* the stack's top (uwin.bpf.h): last, as the walk zeroes what is before */
+	/* the stack's top (uwin.bpf.h): after what the walk zeroes */
 	struct scry_uwin win;
+	/* kept across walks, never zeroed: scry_unwind_row_hint() */
+	struct scry_unwind_hint hint[SCRY_UNWIND_HINTS];
 };
 
 struct {
@@ -271,6 +290,54 @@ static __always_inline int scry_unwind_row_lookup(
 }
 
 /*
+ * Index of the row of @pc in table @ti (id @table) from @ks's hints, or -1:
+ * taken only when the rows say it is @pc's, the last at or below @pc
+ * (the next above it, or none after it in the table). A global function,
+ * as the searches: checked once, not once per path of the frame into it.
+ */
+__attribute__((noinline))
+int scry_unwind_row_hint(struct scry_unwind_kstate *ks,
+			 const struct scry_unwind_tinfo *ti, __u32 table,
+			 __u32 pc)
+{
+	const struct scry_unwind_hint *h;
+	const struct scry_unwind_row *r;
+	__u32 idx, next;
+
+	if (!ks || !ti)
+		return -1;
+	h = &ks->hint[(pc ^ (pc >> 6) ^ table) & (SCRY_UNWIND_HINTS - 1)];
+	if (h->table != table || h->pc != pc)
+		return -1;
+	idx = h->idx;
+	if (idx < ti->base || idx - ti->base >= ti->nrows)
+		return -1;
+	r = bpf_map_lookup_elem(&unwind_rows, &idx);
+	if (!r || r->pc > pc)
+		return -1;
+	if (idx - ti->base + 1 < ti->nrows) {
+		next = idx + 1;
+		r = bpf_map_lookup_elem(&unwind_rows, &next);
+		if (!r || r->pc <= pc)
+			return -1;
+	}
+	return idx;
+}
+
+static __always_inline void scry_unwind_row_hint_put(
+	struct scry_unwind_kstate *ks, __u32 table, __u32 pc, __u32 idx)
+{
+	struct scry_unwind_hint *h;
+
+	if (!ks)
+		return;
+	h = &ks->hint[(pc ^ (pc >> 6) ^ table) & (SCRY_UNWIND_HINTS - 1)];
+	h->table = table;
+	h->pc = pc;
+	h->idx = idx;
+}
+
+/*
  * The mapping of @pc from the kernel itself, for a process whose list the
  * frontend has not written yet (its first instructions, a library it just
  * mapped): the file's identity finds its table in unwind_files, and the
@@ -377,9 +444,13 @@ static __always_inline __u32 scry_unwind_find(struct scry_unwind_walk *w,
 	pc -= m.bias;
 	if (pc > 0xffffffffULL)
 		return SCRY_UNWIND_STAT_NO_ROW;
-	i = scry_unwind_row_lookup(ti, pc);
-	if (i < 0)
-		return SCRY_UNWIND_STAT_NO_ROW;
+	i = scry_unwind_row_hint(w->ks, ti, m.table, pc);
+	if (i < 0) {
+		i = scry_unwind_row_lookup(ti, pc);
+		if (i < 0)
+			return SCRY_UNWIND_STAT_NO_ROW;
+		scry_unwind_row_hint_put(w->ks, m.table, pc, i);
+	}
 	idx = i;
 	r = bpf_map_lookup_elem(&unwind_rows, &idx);
 	if (!r || r->pc > pc ||
