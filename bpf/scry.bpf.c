@@ -51,7 +51,6 @@ const volatile __u8 fdpath_args[3][512] = {};
 static __always_inline void scry_event_init(struct scry_event *ev, __u32 c)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u64 ug = bpf_get_current_uid_gid();
 
 	__builtin_memset(ev, 0, sizeof(*ev));
 	/*
@@ -62,8 +61,13 @@ static __always_inline void scry_event_init(struct scry_event *ev, __u32 c)
 		ev->ts_ns = bpf_ktime_get_ns();
 	ev->pid = id >> 32;
 	ev->tid = (__u32)id;
-	ev->uid = (__u32)ug;
-	ev->gid = ug >> 32;
+	/* ~15 ns (the task's credentials): only for clauses that read them */
+	if (clauses[c].flags & SCRY_CL_UGID) {
+		__u64 ug = bpf_get_current_uid_gid();
+
+		ev->uid = (__u32)ug;
+		ev->gid = ug >> 32;
+	}
 	ev->cpu = bpf_get_smp_processor_id();
 	ev->probe = (__u64)c << 32;
 	/* ~10-20 ns a helper call: only for clauses that read it (zeroed else) */

@@ -681,6 +681,9 @@ static int compile_builtin(struct cc *c, const struct builtin *b, int col,
 		c->cl->flags |= SCRY_CL_COMM;
 		return emit(c, col, SCRY_OP_SCOMM, slot, 0, 0, 0, 0, 0, 1);
 	}
+	/* a key column's FIELD is dropped after this: the flag stays */
+	if (b->field == SCRY_F_UID || b->field == SCRY_F_GID)
+		c->cl->flags |= SCRY_CL_UGID;
 	return emit(c, col, SCRY_OP_FIELD, b->field, 0, 0, 0, 0, 0, 1);
 }
 
@@ -3148,7 +3151,7 @@ static void clause_reset(struct plan_clause *cl)
 	memset(cl->begin, 0, sizeof(cl->begin));
 	memset(cl->body, 0, sizeof(cl->body));
 	cl->flags &= ~(SCRY_CL_KSTACK | SCRY_CL_USTACK | SCRY_CL_FDPATH |
-		       SCRY_CL_COMM);
+		       SCRY_CL_COMM | SCRY_CL_UGID);
 }
 
 static int compile_clause(struct plan *p, int ci, bool declare,
