@@ -60,14 +60,10 @@ struct {
 	__type(value, __u32);
 } gens SEC(".maps");
 
-/*
- * Which process the current task is of, as targets records it (abi.h).
- * Every traced event asks: two plain loads through the task's BTF
- * pointer, not two bpf_probe_read_kernel() calls.
- */
-static __always_inline __u64 scry_task_start(void)
+/* Which process @task is of, as targets records it (abi.h). */
+static __always_inline __u64 scry_task_start(struct task_struct *task)
 {
-	return bpf_get_current_task_btf()->group_leader->start_boottime;
+	return BPF_CORE_READ(task, group_leader, start_boottime);
 }
 
 /*
@@ -85,7 +81,7 @@ static __always_inline struct scry_target *scry_target_own(__u32 tgid)
 
 	if (!t)
 		return NULL;
-	start = scry_task_start();
+	start = scry_task_start((struct task_struct *)bpf_get_current_task());
 	if (!t->start)
 		t->start = start;
 	return t->start == start ? t : NULL;
