@@ -132,6 +132,15 @@ static __always_inline __u32 scry_path_put_name(char *buf, __u32 used,
 
 	if (n > SCRY_NAME_MAX)
 		n = SCRY_NAME_MAX;
+	/*
+	 * The bound again, on the register the read takes: clang may test a
+	 * copy of @n (a caller's clamp, inlined) and pass the other, and
+	 * 6.1's verifier does not carry the bound across that copy ("R1
+	 * unbounded memory access" in sys_enter once the engine grew). The
+	 * asm hides @n from clang, so the mask stays.
+	 */
+	asm volatile("" : "+r"(n));
+	n &= SCRY_NAME_MAX;
 	if (used > SCRY_PATH_MAX)
 		return used;
 	at = SCRY_PATH_END - used - n;	/* >= SCRY_PATH_END - 511 > 0 */
