@@ -353,22 +353,23 @@ static int needed_func(struct attach *a, const struct plan_probe *pp,
 }
 
 /*
- * Does @pid map the file at @path as code? By identity (dev, inode), or
- * by the path /proc shows (where a file system's stat device is not the
- * one /proc shows: btrfs subvolumes). A process gone is said elsewhere.
+ * Does @pid map the file at @path as code? By identity, against the file
+ * the hardened layer opened for @path (obj_holds_inode: the open pins
+ * the inode number), or by the path /proc shows (where a file system's
+ * stat device is not the one /proc shows: btrfs subvolumes). A process
+ * gone is said elsewhere.
  */
-static bool pid_maps(int pid, const char *path)
+static bool pid_maps(struct attach *a, int pid, const char *path)
 {
+	struct obj *o = obj_cache_path(a->objs, path);
 	struct proc_map *m;
-	struct stat st;
-	bool have_st = !stat(path, &st), found = false;
+	bool found = false;
 	size_t n, i;
 
 	if (proc_maps_read(pid, PROC_MAPS_CODE, &m, &n))
 		return true;
 	for (i = 0; i < n && !found; i++)
-		found = (have_st && m[i].ino == st.st_ino &&
-			 m[i].dev == st.st_dev) ||
+		found = obj_holds_inode(o, m[i].dev, m[i].ino) ||
 			(m[i].path && !strcmp(m[i].path, path));
 	proc_maps_free(m, n);
 	return found;
@@ -402,7 +403,7 @@ static int attach_uprobes(struct attach *a, const struct plan_probe *pp,
 	 * mapping of the file; until then nothing counts, which is said,
 	 * or a typo in the path would look like a function never called.
 	 */
-	if (pid > 0 && !pid_maps(pid, path)) {
+	if (pid > 0 && !pid_maps(a, pid, path)) {
 		char what[256];
 
 		log_err("%s: pid %d does not map %s (yet): probed all the "
