@@ -174,11 +174,13 @@ $(BUILD)/workloads/bigfde_wl: tests/workloads/bigfde/bigfde_wl.c $(BUILD)/worklo
 # time; the date is the source's last commit, so rebuilds are identical.
 # After .TH: no hyphenation, ragged right (.nh, .ad l), as git's pages do:
 # a path or probe broken at a hyphen ("docs/LAN-GUAGE.md") misleads.
+# Two steps, not a pipe: a missing or failing scdoc must fail the rule
+# (a pipe's status is sed's, and left an empty page behind).
 MAN_DATE = $(shell git log -1 --format=%ct -- docs/scry.1.scd 2>/dev/null)
 $(BUILD)/scry.1: docs/scry.1.scd Makefile | $(BUILD)
 	$(call msg,SCDOC,$@)
-	$(Q)SOURCE_DATE_EPOCH=$(or $(MAN_DATE),0) $(SCDOC) <$< | \
-		sed '/^\.TH /a .nh\n.ad l' >$@
+	$(Q)SOURCE_DATE_EPOCH=$(or $(MAN_DATE),0) $(SCDOC) <$< >$@.roff
+	$(Q)sed '/^\.TH /a .nh\n.ad l' $@.roff >$@ && rm -f $@.roff
 man: $(BUILD)/scry.1
 
 # Nothing is looked up beside the binary at run time (the BPF programs
