@@ -150,6 +150,11 @@ $(BUILD)/workloads/%: tests/workloads/%.cc $(wildcard tests/workloads/*.h) Makef
 # stacks from the first instruction of a program without frame pointers
 $(BUILD)/workloads/nofp_wl: WL_CFLAGS += -O2 -fomit-frame-pointer
 
+# memo_wl's four paths without frame pointers (tests/root/unwind_memo.sh)
+$(BUILD)/workloads/memo_nofp_wl: tests/workloads/memo_wl.c Makefile | $(BUILD)/workloads
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -O2 -fomit-frame-pointer $< -o $@
+
 # a library dl_wl loads while being traced, without frame pointers
 $(BUILD)/workloads/libdlwl.so: tests/workloads/lib/dlwl_lib.c Makefile | $(BUILD)/workloads
 	$(call msg,CC,$@)
@@ -223,7 +228,7 @@ $(BUILD)/workloads/je_wl: tests/workloads/malloc_wl.c tests/workloads/gate.h Mak
 	$(Q)$(CC) $(WL_CFLAGS) $< $(JEMALLOC) -o $@
 
 workloads: $(WL_BINS) $(BUILD)/workloads/libdlwl.so $(BUILD)/workloads/bigfde_wl \
-	$(BUILD)/workloads/je_wl
+	$(BUILD)/workloads/je_wl $(BUILD)/workloads/memo_nofp_wl
 unit: $(UNIT_BINS)
 
 # libFuzzer target for the expression parser (clang).

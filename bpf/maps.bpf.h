@@ -96,13 +96,52 @@ struct {
 } stats SEC(".maps");
 
 /*
+ * Moved after every change to what a scry_who answer or a kept walk
+ * (uwin.bpf.h: scry_memo) was computed from: targets, gens, seen, the
+ * unwinder's mapping lists and tables. The engine moves it at an exec,
+ * a process's last exit and every task's free (its task_struct may be
+ * given to a new task); the frontend (.bss is mmapped) when it adds a
+ * target or writes a list or a table. Moved after the change, read
+ * before the lookups an answer comes from: an answer computed across a
+ * change carries the epoch before it, and is never taken.
+ */
+volatile __u32 who_epoch = 0;
+
+static __always_inline void scry_who_moved(void)
+{
+	__sync_fetch_and_add(&who_epoch, 1);
+}
+
+/*
+ * Who the current task is to scry, as of who_epoch: traced or not
+ * (targets, with the pid-reuse check's two kernel reads), and its
+ * process's generation once a stack asked for it (gens, seen). The
+ * CPU's last event's task, kept: the next event of the same task takes
+ * it instead of three hash lookups and two probe reads. check is a hash
+ * of the rest: an entry another program on the CPU half wrote is not
+ * whole, and not taken.
+ */
+struct scry_who {
+	__u64 task;
+	__u32 epoch;
+	__u32 tgid;
+	__u32 gen;		/* 0: not asked yet */
+	__u32 traced;
+	__u64 check;
+};
+
+/*
  * Large per-event buffers live here, not on the 512-byte BPF stack; so do
  * the clause interpreter's value stack, variables, key and strings.
  */
 struct scry_scratch {
 	struct scry_event ev;
 	struct scry_stack st;
-	struct scry_uwin win;		/* the frame-pointer walk's (uwin.bpf.h) */
+	struct scry_uwin win;		/* the stack's top (uwin.bpf.h) */
+	struct scry_who who;		/* proc.bpf.h: scry_target() */
+	__u64 task;			/* the event's task, where targets filter */
+	__u64 memo_seq;			/* the last scry_memo stamp */
+	struct scry_memo memo[SCRY_MEMO_SLOTS];
 	struct scry_path path;
 	__s64 vs[SCRY_VSTACK];
 	__s64 locals[SCRY_MAX_LOCALS];

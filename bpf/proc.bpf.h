@@ -74,30 +74,98 @@ static __always_inline __u64 scry_task_start(struct task_struct *task)
  * is taken as this process's and stamped: the process it was added for
  * stamps it at its exit at the latest, before its pid is free.
  */
-static __always_inline struct scry_target *scry_target_own(__u32 tgid)
+static __always_inline struct scry_target *scry_target_own(__u32 tgid,
+							   __u64 task)
 {
 	struct scry_target *t = bpf_map_lookup_elem(&targets, &tgid);
 	__u64 start;
 
 	if (!t)
 		return NULL;
-	start = scry_task_start((struct task_struct *)bpf_get_current_task());
+	start = scry_task_start((struct task_struct *)task);
 	if (!t->start)
 		t->start = start;
 	return t->start == start ? t : NULL;
 }
 
-/* Is the current process (@tgid) traced? */
-static __always_inline bool scry_target(__u32 tgid)
+static __always_inline __u64 scry_who_check(__u64 task, __u32 epoch,
+					    __u32 tgid, __u32 gen,
+					    __u32 traced)
+{
+	__u64 h = task * 0x9e3779b97f4a7c15ULL;
+
+	h = (h ^ ((__u64)epoch << 32 | tgid)) * 0xbf58476d1ce4e5b9ULL;
+	h = (h ^ ((__u64)gen << 32 | traced)) * 0x94d049bb133111ebULL;
+	return h ^ (h >> 31);
+}
+
+/* @w, whole, answers for the current task @task of @tgid at @epoch. */
+static __always_inline bool scry_who_holds(const struct scry_who *w,
+					   __u64 task, __u32 tgid,
+					   __u32 epoch)
+{
+	return w->task == task && w->epoch == epoch && w->tgid == tgid &&
+	       w->check == scry_who_check(task, epoch, tgid, w->gen,
+					   w->traced);
+}
+
+static __always_inline void scry_who_put(struct scry_who *w, __u64 task,
+					 __u32 tgid, __u32 epoch, __u32 gen,
+					 __u32 traced)
+{
+	w->task = task;
+	w->epoch = epoch;
+	w->tgid = tgid;
+	w->gen = gen;
+	w->traced = traced;
+	w->check = scry_who_check(task, epoch, tgid, gen, traced);
+}
+
+/*
+ * scry_target()'s question, asked of the maps, its answer kept in @s.
+ * A global function: checked once, and the events' programs hold only
+ * the check of the kept answer.
+ */
+__attribute__((noinline))
+int scry_target_ask(struct scry_scratch *s, __u32 tgid, __u32 epoch)
 {
 	struct scry_target *t;
+	__u32 traced;
+
+	if (!s)
+		return 0;
+	t = scry_target_own(tgid, s->task);
+	traced = t && t->state == SCRY_TARGET_TRACED;
+	scry_who_put(&s->who, s->task, tgid, epoch, 0, traced);
+	return traced;
+}
+
+/*
+ * Is the current process (@tgid) traced? The answer for the CPU's last
+ * task is kept in @s (struct scry_who), and taken while who_epoch
+ * stands. Where targets filter, s->task is the current task from here
+ * to the event's end (scry_announce_who).
+ */
+static __always_inline bool scry_target(struct scry_scratch *s, __u32 tgid)
+{
+	__u32 epoch;
 
 	if (tgid == self_tgid)
 		return false;
 	if (!filter_targets)
 		return true;
-	t = scry_target_own(tgid);
-	return t && t->state == SCRY_TARGET_TRACED;
+	s->task = bpf_get_current_task();
+	epoch = who_epoch;	/* before the lookups (maps.bpf.h) */
+	if (scry_who_holds(&s->who, s->task, tgid, epoch))
+		return s->who.traced;
+	return scry_target_ask(s, tgid, epoch);
+}
+
+/* An event that did not start with scry_target(): its task. */
+static __always_inline void scry_target_task(struct scry_scratch *s)
+{
+	if (filter_targets)
+		s->task = bpf_get_current_task();
 }
 
 static __always_inline __u32 scry_gen_new(void)
@@ -126,7 +194,8 @@ static __always_inline __u32 scry_gen(__u32 tgid)
  */
 static __always_inline bool scry_followed(__u32 tgid)
 {
-	return scry_target_own(tgid) || bpf_map_lookup_elem(&seen, &tgid);
+	return scry_target_own(tgid, bpf_get_current_task()) ||
+	       bpf_map_lookup_elem(&seen, &tgid);
 }
 
 static __always_inline struct scry_notice *scry_notice_new(__u32 kind,
@@ -171,29 +240,55 @@ static __always_inline void scry_notice_vma(const struct scry_vma *v,
 }
 
 /*
- * The first stack of a process: its generation, and for one scry did not
- * follow from its fork or exec, a notice to read its mappings from /proc.
- * A global function: the verifier checks it once, instead of carrying
- * each of its paths into the stack walk and hash that follow.
+ * The first stack of the current process (@pid, its task @task): its
+ * generation, and for one scry did not follow from its fork or exec, a
+ * notice to read its mappings from /proc. Once nothing is left to do for
+ * it, the generation is kept in @s (scry_who), in an answer of @epoch or,
+ * where every process is traced, a new one (a traced answer is
+ * scry_target's to give). A global function: the verifier checks it
+ * once, instead of carrying each of its paths into the stack walk.
  */
 __attribute__((noinline))
-__u32 scry_announce(__u32 pid)
+__u32 scry_announce(struct scry_scratch *s, __u32 pid, __u64 task,
+		    __u32 epoch)
 {
 	struct scry_notice *n;
 	__u32 gen = scry_gen(pid);
 	__u8 one = 1;
 
-	if (!announce_pids || bpf_map_lookup_elem(&seen, &pid))
+	if (!s)
 		return gen;
-	if (bpf_map_update_elem(&seen, &pid, &one, BPF_NOEXIST))
-		return gen;
-	n = scry_notice_new(SCRY_NOTICE_PID, pid, gen);
-	if (!n) {
-		bpf_map_delete_elem(&seen, &pid);	/* try again next time */
-		return gen;
+	if (announce_pids && !bpf_map_lookup_elem(&seen, &pid) &&
+	    !bpf_map_update_elem(&seen, &pid, &one, BPF_NOEXIST)) {
+		n = scry_notice_new(SCRY_NOTICE_PID, pid, gen);
+		if (!n) {
+			/* try again next time */
+			bpf_map_delete_elem(&seen, &pid);
+			return gen;
+		}
+		bpf_ringbuf_submit(n, 0);
 	}
-	bpf_ringbuf_submit(n, 0);
+	/* no generation (gens full): asked again next time */
+	if (!gen)
+		return 0;
+	if (scry_who_holds(&s->who, task, pid, epoch))
+		scry_who_put(&s->who, task, pid, epoch, gen, s->who.traced);
+	else if (!filter_targets)
+		scry_who_put(&s->who, task, pid, epoch, gen, 1);
 	return gen;
+}
+
+/* The generation of the current process (@pid), announced (scry_announce). */
+static __always_inline __u32 scry_announce_who(struct scry_scratch *s,
+					       __u32 pid)
+{
+	/* where targets filter, the event's (scry_target, scry_target_task) */
+	__u64 task = filter_targets ? s->task : bpf_get_current_task();
+	__u32 epoch = who_epoch;	/* before the lookups (maps.bpf.h) */
+
+	if (scry_who_holds(&s->who, task, pid, epoch) && s->who.gen)
+		return s->who.gen;
+	return scry_announce(s, pid, task, epoch);
 }
 
 /* raw_tp, not tp_btf, as sched_switch (scry.bpf.c): CO-RE reads only */
@@ -210,7 +305,7 @@ int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
 	if (!follow_forks || ptgid == ctgid || scry_stopped())
 		return 0;
 	/* the parent forks: it is current */
-	pt = scry_target_own(ptgid);
+	pt = scry_target_own(ptgid, bpf_get_current_task());
 	if (!pt)
 		return 0;
 	ct.state = pt->state;
@@ -305,7 +400,7 @@ static __always_inline int scry_on_exec(struct task_struct *p,
 	if (scry_stopped())
 		return 0;
 	/* exec runs in the process: @p is current */
-	t = scry_target_own(tgid);
+	t = scry_target_own(tgid, bpf_get_current_task());
 	if (!t && !bpf_map_lookup_elem(&seen, &tgid))
 		return 0;
 	if (t && t->state != SCRY_TARGET_TRACED)
@@ -317,10 +412,12 @@ static __always_inline int scry_on_exec(struct task_struct *p,
 	gen = scry_gen_new();
 	bpf_map_update_elem(&gens, &tgid, &gen, BPF_ANY);
 	bpf_map_delete_elem(&unwind_procs, &tgid);
+	/* a new image has its own mappings: announced already */
+	if (announce_pids)
+		bpf_map_update_elem(&seen, &tgid, &zero8, BPF_ANY);
+	scry_who_moved();	/* its state, generation, list: all new */
 	if (!announce_pids)
 		return 0;
-	/* a new image has its own mappings: announced already */
-	bpf_map_update_elem(&seen, &tgid, &zero8, BPF_ANY);
 	n = scry_notice_new(SCRY_NOTICE_EXEC, tgid, gen);
 	if (!n)
 		return 0;
@@ -445,6 +542,7 @@ static __always_inline void scry_proc_exit(struct task_struct *p)
 	bpf_map_delete_elem(&seen, &tgid);
 	bpf_map_delete_elem(&gens, &tgid);
 	bpf_map_delete_elem(&unwind_procs, &tgid);
+	scry_who_moved();
 	if (!known || !announce_pids)
 		return;
 	n = scry_notice_new(SCRY_NOTICE_EXIT, tgid, gen);
@@ -470,14 +568,20 @@ static __always_inline void scry_proc_free(struct task_struct *p)
 	struct scry_target *t;
 
 	if (BPF_CORE_READ(p, pid) != tgid)
-		return;
+		goto moved;
 	t = bpf_map_lookup_elem(&targets, &tgid);
 	if (t && t->start && t->start != BPF_CORE_READ(p, start_boottime))
-		return;
+		goto moved;
 	bpf_map_delete_elem(&targets, &tgid);
 	bpf_map_delete_elem(&seen, &tgid);
 	bpf_map_delete_elem(&gens, &tgid);
 	bpf_map_delete_elem(&unwind_procs, &tgid);
+moved:
+	/*
+	 * Any task: its task_struct may be the next task's, which a kept
+	 * answer (scry_who) must not be taken for
+	 */
+	scry_who_moved();
 }
 
 #endif /* SCRY_PROC_BPF_H */

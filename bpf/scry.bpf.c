@@ -47,11 +47,10 @@ const volatile bool profile_idle = false;	/* sample the idle task too */
  */
 const volatile __u8 fdpath_args[3][512] = {};
 
-/* Fill the fields every event has, for the current task. */
-static __always_inline void scry_event_init(struct scry_event *ev, __u32 c)
+/* Fill the fields every event has, for the current task (@id: its pid_tgid). */
+static __always_inline void scry_event_init(struct scry_event *ev, __u32 c,
+					    __u64 id)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-
 	__builtin_memset(ev, 0, sizeof(*ev));
 	/*
 	 * The begin time is read only by the end half (latency): a clause
@@ -84,23 +83,30 @@ static __always_inline void scry_take_stacks(void *ctx, struct scry_scratch *s,
 		s->ev.kstack = scry_kstack(ctx, &s->st);
 	if ((flags & SCRY_CL_USTACK) && ur && ur->ip) {
 		/* the generation first: the walk checks the list against it */
-		s->ev.gen = scry_announce(s->ev.pid);
-		s->ev.ustack = scry_ustack(s->ev.pid, s->ev.gen, ur, &s->st,
-					     &s->win);
+		s->ev.gen = scry_announce_who(s, s->ev.pid);
+		s->ev.ustack = scry_ustack(s, ur);
 	}
 }
 
 /* An event of a traced process for clause @c, stamped; NULL: none. */
 static __always_inline struct scry_scratch *scry_event_start(__u32 c)
 {
-	struct scry_scratch *s;
+	__u64 id = bpf_get_current_pid_tgid();
+	struct scry_scratch *s = scry_scratch();
 
-	if (!scry_target(bpf_get_current_pid_tgid() >> 32))
+	if (!s || !scry_target(s, id >> 32))
 		return NULL;
-	s = scry_scratch();
-	if (s)
-		scry_event_init(&s->ev, c);
+	scry_event_init(&s->ev, c, id);
 	return s;
+}
+
+/*
+ * Does clause @c have a begin program? Its first instruction is a
+ * constant: the verifier folds the test, and an empty one costs no call.
+ */
+static __always_inline bool scry_has_begin(__u32 c)
+{
+	return clauses[c].begin[0].op != SCRY_OP_END;
 }
 
 /*
@@ -112,7 +118,9 @@ static __always_inline struct scry_scratch *scry_event_start(__u32 c)
 static __always_inline void scry_body(void *ctx, struct scry_scratch *s,
 				      const struct scry_uregs *ur, __u32 c)
 {
-	if (scry_run(ctx, s, ur, c, false, 0) != SCRY_RUN_STACKS)
+	/* a body that starts with its walk (no predicate) starts there */
+	if (clauses[c].body[0].op != SCRY_OP_STACKS &&
+	    scry_run(ctx, s, ur, c, false, 0) != SCRY_RUN_STACKS)
 		return;
 	scry_take_stacks(ctx, s, ur, clauses[c].flags);
 	scry_run(ctx, s, ur, c, false, clauses[c].resume);
@@ -122,7 +130,7 @@ static __always_inline void scry_body(void *ctx, struct scry_scratch *s,
 static __always_inline void scry_fire(void *ctx, struct scry_scratch *s,
 				      const struct scry_uregs *ur, __u32 c)
 {
-	if (!scry_run(ctx, s, ur, c, true, 0))
+	if (scry_has_begin(c) && !scry_run(ctx, s, ur, c, true, 0))
 		return;
 	scry_body(ctx, s, ur, c);
 }
@@ -133,7 +141,7 @@ static __always_inline void scry_begin(void *ctx, struct scry_scratch *s,
 {
 	__u64 key = (__u64)c << 32 | s->ev.tid;
 
-	if (!scry_run(ctx, s, ur, c, true, 0))
+	if (scry_has_begin(c) && !scry_run(ctx, s, ur, c, true, 0))
 		return;
 	if (clauses[c].flags & SCRY_CL_STACKS_AT_BEGIN)
 		scry_take_stacks(ctx, s, ur, clauses[c].flags);
@@ -153,6 +161,7 @@ static __always_inline bool scry_unpark(struct scry_scratch *s, __u32 tid,
 	/* copy out before delete: the element is reused once freed */
 	__builtin_memcpy(&s->ev, parked, sizeof(s->ev));
 	bpf_map_delete_elem(&inflight, &key);
+	scry_target_task(s);	/* its task: the end runs in it */
 	return true;
 }
 
@@ -271,11 +280,11 @@ static __always_inline int on_switch(void *ctx, bool preempt,
 	 */
 	tid = BPF_CORE_READ(prev, pid);
 	state = scry_task_raw_state(prev);
-	traced = tid && scry_target(BPF_CORE_READ(prev, tgid));
+	traced = tid && scry_target(s, BPF_CORE_READ(prev, tgid));
 	if (traced)
 		scry_end_unseen(ctx, s, prev, tid, c);
 	if (traced && !(state & TASK_DEAD)) {
-		scry_event_init(&s->ev, c);
+		scry_event_init(&s->ev, c, bpf_get_current_pid_tgid());
 		s->ev.state = scry_task_state(preempt, state);
 		/* a raw_tp argument is no typed pointer: prev is current */
 		scry_uregs_of(bpf_get_current_task_btf(), &ur);
@@ -373,10 +382,15 @@ static __always_inline void scry_uregs_ctx(struct pt_regs *regs,
 	ur->bp = PT_REGS_FP(regs);
 }
 
-/* Which of its clause's probes fired: the cookie attach gave it. */
-static __always_inline void scry_cookie(void *ctx, struct scry_event *ev)
+/*
+ * Which of its clause's probes fired: the cookie attach gave it, for a
+ * clause that reads it (`probe`, `func`: SCRY_CL_PROBE).
+ */
+static __always_inline void scry_cookie(void *ctx, struct scry_event *ev,
+					__u32 c)
 {
-	ev->probe |= (__u32)bpf_get_attach_cookie(ctx);
+	if (clauses[c].flags & SCRY_CL_PROBE)
+		ev->probe |= (__u32)bpf_get_attach_cookie(ctx);
 }
 
 static __always_inline struct scry_scratch *uprobe_event(struct pt_regs *ctx,
@@ -390,7 +404,7 @@ static __always_inline struct scry_scratch *uprobe_event(struct pt_regs *ctx,
 
 	if (!s)
 		return NULL;
-	scry_cookie(ctx, &s->ev);
+	scry_cookie(ctx, &s->ev, c);
 	s->ev.args[0] = PT_REGS_PARM1(ctx);
 	s->ev.args[1] = PT_REGS_PARM2(ctx);
 	s->ev.args[2] = PT_REGS_PARM3(ctx);
@@ -664,13 +678,11 @@ static __always_inline int on_uring_done(void *ctx, struct io_kiocb *req,
 	default:
 		return 0;
 	}
-	if (!scry_syscall_wanted(nr, c) ||
-	    !scry_target(bpf_get_current_pid_tgid() >> 32))
+	if (!scry_syscall_wanted(nr, c))
 		return 0;
-	s = scry_scratch();
+	s = scry_event_start(c);
 	if (!s)
 		return 0;
-	scry_event_init(&s->ev, c);
 	s->ev.probe |= (__u32)nr;
 	s->ev.retval = BPF_CORE_READ(req, cqe.res);
 	task = bpf_get_current_task_btf();
@@ -712,15 +724,17 @@ static __always_inline int on_perf(struct bpf_perf_event_data *ctx, __u32 c)
 
 	if (scry_stopped())
 		return 0;
-	if ((!profile_idle && (__u32)id == 0 &&
-	     !(clauses[c].flags & SCRY_CL_ANY_TASK)) ||
-	    (!(clauses[c].flags & SCRY_CL_ANY_TASK) && !scry_target(id >> 32)))
-		return 0;
 	s = scry_scratch_nmi();
 	if (!s)
 		return 0;
-	scry_event_init(&s->ev, c);
-	scry_cookie(ctx, &s->ev);
+	if ((!profile_idle && (__u32)id == 0 &&
+	     !(clauses[c].flags & SCRY_CL_ANY_TASK)) ||
+	    (!(clauses[c].flags & SCRY_CL_ANY_TASK) && !scry_target(s, id >> 32)))
+		return 0;
+	if (clauses[c].flags & SCRY_CL_ANY_TASK)
+		scry_target_task(s);
+	scry_event_init(&s->ev, c, id);
+	scry_cookie(ctx, &s->ev, c);
 	/*
 	 * Interrupted in user mode: its registers; in the kernel: the saved
 	 * ones. The context only allows 8-byte loads, so read cs as a u64.
@@ -753,7 +767,7 @@ static __always_inline int on_special(void *ctx, __u32 c)
 
 	if (!s)
 		return 0;
-	scry_event_init(&s->ev, c);
+	scry_event_init(&s->ev, c, bpf_get_current_pid_tgid());
 	scry_fire(ctx, s, NULL, c);
 	return 0;
 }
@@ -794,7 +808,7 @@ static __always_inline int on_tracepoint(void *ctx, __u32 c)
 	s = scry_event_start(c);
 	if (!s)
 		return 0;
-	scry_cookie(ctx, &s->ev);
+	scry_cookie(ctx, &s->ev, c);
 	/* numbers now; strings when the program reads them (SCRY_OP_STP) */
 	for (i = 0; i < SCRY_NARGS; i++) {
 		const volatile struct scry_tp_field *f = &clauses[c].tp[i];

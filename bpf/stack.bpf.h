@@ -96,7 +96,7 @@ static __always_inline __u64 scry_kstack(void *ctx, struct scry_stack *st)
  */
 struct scry_fp_walk {
 	struct scry_stack *st;
-	const struct scry_uwin *win;	/* the stack's top, read once */
+	struct scry_uwin *win;		/* the stack's top, read once */
 	__u64 bp;
 	/*
 	 * A frame read from the user, outside the window: here, in the
@@ -126,6 +126,7 @@ static long scry_fp_step(__u32 i, void *ctx)
 		if (bpf_probe_read_user(w->frame, sizeof(w->frame),
 					(void *)w->bp)) {
 			scry_stat(SCRY_STAT_USTACK_FAULT);
+			scry_uwin_unkept(w->win);
 			return 1;
 		}
 		frame = w->frame;
@@ -140,6 +141,7 @@ static long scry_fp_step(__u32 i, void *ctx)
 	return 0;
 }
 
+/* The walk over the stack's top in @win, filled from ur->sp. */
 static __always_inline void scry_ustack_walk(const struct scry_uregs *ur,
 					     struct scry_stack *st,
 					     struct scry_uwin *win)
@@ -151,7 +153,6 @@ static __always_inline void scry_ustack_walk(const struct scry_uregs *ur,
 	st->flags = 0;
 	st->nr = 1;
 	st->ip[0] = ur->ip;
-	scry_uwin_fill(win, ur->sp);
 	if (ustack_at_entry) {
 		top = scry_uwin_at(win, ur->sp, 1);
 		if (top)
@@ -168,25 +169,135 @@ static __always_inline void scry_ustack_walk(const struct scry_uregs *ur,
 
 #include "unwind.bpf.h"
 
+static __always_inline struct scry_memo *scry_memo_slot(struct scry_scratch *s,
+							const struct scry_uregs *ur)
+{
+	__u64 h = (ur->ip ^ (ur->sp >> 3)) * 0x9e3779b97f4a7c15ULL;
+
+	return &s->memo[(h >> 60) & (SCRY_MEMO_SLOTS - 1)];
+}
+
+/*
+ * The kept walk @m, if it is this one: the same process image and
+ * epoch, the same registers, the same words at the same places in the
+ * window just read. Its stack id, else 0.
+ */
+static __always_inline __u64 scry_memo_find(const struct scry_memo *m,
+					    const struct scry_uwin *win,
+					    __u32 pid, __u32 gen, __u32 epoch,
+					    const struct scry_uregs *ur)
+{
+	__u64 begin = m->begin;
+	__u32 n = m->n, i;
+
+	if (!begin || m->done != begin || m->pid != pid || m->gen != gen ||
+	    m->epoch != epoch || m->pc != ur->ip || m->sp != ur->sp ||
+	    m->bp != ur->bp || m->span > win->len || win->base != ur->sp)
+		return 0;
+	for (i = 0; i < SCRY_UWIN_WORDS; i++) {
+		if (i >= n)
+			break;
+		if (win->w[m->off[i] & (SCRY_UWIN_WORDS - 1)] != m->val[i])
+			return 0;
+	}
+	/* torn while we read it: another program wrote it meanwhile */
+	return m->begin == begin && m->done == begin ? m->stack : 0;
+}
+
+/*
+ * Keep the walk just done for @ur, whose stack is @stack, in its slot:
+ * the words of the window it read (a bit each in win->read), listed with
+ * what they held. A global function: taken after a walk, not at every
+ * event, and checked once instead of in every program's copy.
+ */
+__attribute__((noinline))
+int scry_memo_keep(struct scry_scratch *s, const struct scry_uregs *ur,
+		   __u64 stack)
+{
+	struct scry_memo *m;
+	__u64 read, stamp;
+	__u32 n, i;
+
+	if (!s || !ur)
+		return 0;
+	m = scry_memo_slot(s, ur);
+	read = s->win.read;
+	stamp = ++s->memo_seq;
+	m->begin = stamp;
+	m->pid = s->ev.pid;
+	m->gen = s->ev.gen;
+	m->epoch = s->win.epoch;
+	m->pc = ur->ip;
+	m->sp = ur->sp;
+	m->bp = ur->bp;
+	m->stack = stack;
+	m->span = 0;
+	m->n = 0;
+	for (i = 0; i < SCRY_UWIN_WORDS; i++) {
+		if (!(read >> i))
+			break;
+		if (!((read >> i) & 1))
+			continue;
+		/*
+		 * the count through memory: a count the verifier knew would
+		 * keep each pattern of bits a path of its own
+		 */
+		n = *(volatile __u32 *)&m->n & (SCRY_UWIN_WORDS - 1);
+		m->off[n] = i;
+		m->val[n] = s->win.w[i];
+		m->span = (i + 1) * 8;
+		m->n = n + 1;
+	}
+	m->done = stamp;
+	return 0;
+}
+
+/*
+ * The stack's top read into s->win (uwin.bpf.h), and the kept walk
+ * (scry_memo) that is this one: its stack id, else 0 (walk it). A global
+ * function: the verifier checks the memo's loop once per program. Not the
+ * walk's caller: each level of calls above the DWARF walk counts against
+ * 6.1's 512 bytes of stack for the deepest chain.
+ */
+__attribute__((noinline))
+__u64 scry_memo_lookup(struct scry_scratch *s, const struct scry_uregs *ur)
+{
+	if (!s || !ur)
+		return 0;
+	/* before the walk's lookups (maps.bpf.h), for scry_memo_keep */
+	s->win.epoch = who_epoch;
+	scry_uwin_fill(&s->win, ur->sp);
+	return scry_memo_find(scry_memo_slot(s, ur), &s->win, s->ev.pid,
+			      s->ev.gen, s->win.epoch, ur);
+}
+
 /*
  * The one place user stacks are taken: DWARF tables (--unwind=auto|dwarf),
  * found through the process's mapping list or, before the frontend has
  * written it, through the kernel's own mappings; frame pointers otherwise.
- * @gen is the address space the stack belongs to (abi.h: gens); @win is
- * the frame-pointer walk's window (uwin.bpf.h).
+ * The event's pid and gen (abi.h: gens) say whose stack it is. Both walks
+ * read the stack's top once, and are kept per CPU by what they read: an
+ * event of a hot call site takes the kept id, with no walk, hash or
+ * store lookup.
  */
-static __always_inline __u64 scry_ustack(__u32 pid, __u32 gen,
-					 const struct scry_uregs *ur,
-					 struct scry_stack *st,
-					 struct scry_uwin *win)
+static __always_inline __u64 scry_ustack(struct scry_scratch *s,
+					 const struct scry_uregs *ur)
 {
+	__u64 id;
+
 	if (!ur || !ur->ip)	/* kernel thread, or an exiting task */
 		return 0;
+	id = scry_memo_lookup(s, ur);
+	if (id)
+		return id;
 	if (ustack_dwarf)
-		scry_ustack_dwarf(pid, gen, ur, st);
+		scry_ustack_dwarf(s->ev.pid, s->ev.gen, ur, &s->st, &s->win);
 	else
-		scry_ustack_walk(ur, st, win);
-	return scry_stack_store(st);
+		scry_ustack_walk(ur, &s->st, &s->win);
+	id = scry_stack_store(&s->st);
+	if (s->win.kept && id && id != SCRY_STACK_LOST)
+		scry_memo_keep(s, ur, id);
+	return id;
 }
 
 #endif /* SCRY_STACK_BPF_H */

@@ -115,8 +115,6 @@ struct scry_unwind_kstate {
 	 */
 	__u32 lnext;		/* slot of last[] to fill next */
 	struct scry_unwind_map last[SCRY_UNWIND_LAST];
-	/* the stack's top (uwin.bpf.h): after what the walk zeroes */
-	struct scry_uwin win;
 	/* kept across walks, never zeroed: scry_unwind_row_hint() */
 	struct scry_unwind_hint hint[SCRY_UNWIND_HINTS];
 };
@@ -142,17 +140,25 @@ struct scry_unwind_walk {
 	struct scry_stack *st;
 	struct scry_unwind_kstate *ks;		/* NULL: do not ask */
 	struct scry_unwind_regs *r;
+	struct scry_uwin *win;			/* the stack's top */
 };
 
-static __always_inline void scry_unwind_stat(__u32 reason)
+/*
+ * A loss, counted: each walk's own, never kept (scry_memo), so that a
+ * later event with the same stack counts its loss too.
+ */
+static __always_inline void scry_unwind_stat(struct scry_uwin *win,
+					     __u32 reason)
 {
 	scry_stat(SCRY_UNWIND_STAT_BASE + reason);
+	scry_uwin_unkept(win);
 }
 
 /* Stop the walk (bpf_loop callbacks return 1 to end the loop). */
-static __always_inline long scry_unwind_fail(__u32 reason)
+static __always_inline long scry_unwind_fail(struct scry_unwind_walk *w,
+					     __u32 reason)
 {
-	scry_unwind_stat(reason);
+	scry_unwind_stat(w->win, reason);
 	return 1;
 }
 
@@ -163,11 +169,13 @@ static __always_inline long scry_unwind_fail(__u32 reason)
 static __always_inline long scry_unwind_read(struct scry_unwind_walk *w,
 					     __u64 *dst, __u32 nw, __u64 addr)
 {
-	const __u64 *p = w->ks ? scry_uwin_at(&w->ks->win, addr, nw) : NULL;
+	const __u64 *p = scry_uwin_at(w->win, addr, nw);
 	__u32 k;
 
-	if (!p)
+	if (!p) {
+		scry_uwin_unkept(w->win);
 		return bpf_probe_read_user(dst, nw * 8, (const void *)addr);
+	}
 	for (k = 0; k < nw; k++)
 		dst[k] = p[k];
 	return 0;
@@ -187,7 +195,7 @@ static __always_inline long scry_unwind_push(struct scry_unwind_walk *w,
 		return 1;
 	if (n >= SCRY_MAX_FRAMES) {
 		w->st->flags |= SCRY_STACK_TRUNCATED;
-		return scry_unwind_fail(SCRY_UNWIND_STAT_DEPTH);
+		return scry_unwind_fail(w, SCRY_UNWIND_STAT_DEPTH);
 	}
 	w->st->ip[n] = pc;
 	w->st->nr = n + 1;
@@ -365,6 +373,8 @@ static __always_inline __u32 scry_unwind_kmap(struct scry_unwind_walk *w,
 	if (ks->asks >= SCRY_UNWIND_VMA_ASKS)
 		return SCRY_UNWIND_STAT_VMA_BUSY;
 	ks->asks++;
+	/* what the kernel said is not in the window: not kept */
+	scry_uwin_unkept(w->win);
 	scry_vma_find(bpf_get_current_task_btf(), pc, &vma);
 	if (vma.kind == SCRY_VMA_BUSY)
 		return SCRY_UNWIND_STAT_VMA_BUSY;
@@ -472,14 +482,14 @@ static __always_inline long scry_unwind_fp(struct scry_unwind_walk *w)
 
 	if (w->st->nr == 1 && w->r->exact && ustack_at_entry) {
 		if (scry_unwind_read(w, &frame[1], 1, w->r->sp))
-			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+			return scry_unwind_fail(w, SCRY_UNWIND_STAT_FAULT);
 		w->r->sp += 8;
 	} else {
 		/* a frame below the stack pointer is garbage, not a frame */
 		if (!w->r->bp || w->r->bp < w->r->sp)
 			return 1;
 		if (scry_unwind_read(w, frame, 2, w->r->bp))
-			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+			return scry_unwind_fail(w, SCRY_UNWIND_STAT_FAULT);
 		w->r->sp = w->r->bp + 16;
 		w->r->bp = frame[0];
 	}
@@ -498,7 +508,7 @@ static __always_inline long scry_unwind_signal(struct scry_unwind_walk *w)
 	__u64 regs[7];		/* rbp, rbx, rdx, rax, rcx, rsp, rip */
 
 	if (scry_unwind_read(w, regs, 7, w->r->sp + 40 + 80))
-		return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+		return scry_unwind_fail(w, SCRY_UNWIND_STAT_FAULT);
 	w->r->bp = regs[0];
 	w->r->sp = regs[5];
 	w->r->pc = regs[6];
@@ -524,7 +534,7 @@ static __always_inline long scry_unwind_frame(struct scry_unwind_walk *w)
 	if (why == SCRY_UNWIND_STAT_NO_ROW && !w->r->bp)
 		return 1;
 	if (why) {
-		scry_unwind_stat(why);
+		scry_unwind_stat(w->win, why);
 		return scry_unwind_fp(w);
 	}
 	off = r.off;
@@ -542,18 +552,18 @@ static __always_inline long scry_unwind_frame(struct scry_unwind_walk *w)
 		break;
 	case SCRY_UNWIND_CFA_DEREF_RBP:
 		if (scry_unwind_read(w, &cfa, 1, w->r->bp + off))
-			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+			return scry_unwind_fail(w, SCRY_UNWIND_STAT_FAULT);
 		break;
 	case SCRY_UNWIND_CFA_SIGNAL:
 		return scry_unwind_signal(w);
 	case SCRY_UNWIND_CFA_END:
 		return 1;
 	default:
-		return scry_unwind_fail(SCRY_UNWIND_STAT_UNSUPPORTED);
+		return scry_unwind_fail(w, SCRY_UNWIND_STAT_UNSUPPORTED);
 	}
 	/* callers' frames lie above: anything else is a corrupt stack */
 	if (cfa <= w->r->sp)
-		return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+		return scry_unwind_fail(w, SCRY_UNWIND_STAT_FAULT);
 	if (r.rbp == 2) {
 		/*
 		 * `push rbp` first thing: the saved rbp sits right below the
@@ -563,17 +573,17 @@ static __always_inline long scry_unwind_frame(struct scry_unwind_walk *w)
 		__u64 pair[2];
 
 		if (scry_unwind_read(w, pair, 2, cfa - 16))
-			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+			return scry_unwind_fail(w, SCRY_UNWIND_STAT_FAULT);
 		bp = pair[0];
 		ra = pair[1];
 	} else {
 		if (scry_unwind_read(w, &ra, 1, cfa - 8))
-			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+			return scry_unwind_fail(w, SCRY_UNWIND_STAT_FAULT);
 		if (r.rbp == SCRY_UNWIND_RBP_LOST)
 			bp = 0;
 		else if (r.rbp != SCRY_UNWIND_RBP_SAME &&
 			 scry_unwind_read(w, &bp, 1, cfa - 8 * (__u64)r.rbp))
-			return scry_unwind_fail(SCRY_UNWIND_STAT_FAULT);
+			return scry_unwind_fail(w, SCRY_UNWIND_STAT_FAULT);
 	}
 	w->r->sp = cfa;
 	w->r->bp = bp;
@@ -587,6 +597,7 @@ struct scry_unwind_loop {
 	const struct scry_unwind_proc *proc;
 	struct scry_stack *st;
 	struct scry_unwind_kstate *ks;
+	struct scry_uwin *win;
 	struct scry_unwind_regs r;
 };
 
@@ -601,9 +612,11 @@ struct scry_unwind_loop {
 __attribute__((noinline))
 int scry_unwind_frame_once(struct scry_unwind_regs *r, struct scry_stack *st,
 			   struct scry_unwind_kstate *ks,
-			   const struct scry_unwind_proc *proc)
+			   const struct scry_unwind_proc *proc,
+			   struct scry_uwin *win)
 {
-	struct scry_unwind_walk w = { .proc = proc, .st = st, .ks = ks, .r = r };
+	struct scry_unwind_walk w = { .proc = proc, .st = st, .ks = ks, .r = r,
+				      .win = win };
 
 	if (!r || !st)
 		return 1;
@@ -616,7 +629,8 @@ static long scry_unwind_step(__u32 i, void *ctx)
 
 	(void)i;
 	/* the verifier wants a callback's return within [0, 1] */
-	return scry_unwind_frame_once(&l->r, l->st, l->ks, l->proc) ? 1 : 0;
+	return scry_unwind_frame_once(&l->r, l->st, l->ks, l->proc, l->win) ?
+	       1 : 0;
 }
 
 /*
@@ -629,12 +643,13 @@ static long scry_unwind_step(__u32 i, void *ctx)
  * its caller that reaches it. 6.1 allows 512 bytes of stack for the
  * deepest chain of calls (a sys_enter program naming a path, this, the
  * callback, the frame, its search): hence the registers by pointer.
+ * @win holds the stack's top, filled from ur->sp (uwin.bpf.h).
  */
 __attribute__((noinline))
 int scry_ustack_dwarf(__u32 pid, __u32 gen, const struct scry_uregs *ur,
-		      struct scry_stack *st)
+		      struct scry_stack *st, struct scry_uwin *win)
 {
-	struct scry_unwind_loop w = { .st = st, .r.exact = true };
+	struct scry_unwind_loop w = { .st = st, .win = win, .r.exact = true };
 	__u32 zero = 0;
 
 	if (!ur || !st)
@@ -643,11 +658,9 @@ int scry_ustack_dwarf(__u32 pid, __u32 gen, const struct scry_uregs *ur,
 	w.r.sp = ur->sp;
 	w.r.bp = ur->bp;
 	w.ks = bpf_map_lookup_elem(&unwind_kstate, &zero);
-	if (w.ks) {
+	if (w.ks)
 		__builtin_memset(w.ks, 0, __builtin_offsetof(
-					 struct scry_unwind_kstate, win));
-		scry_uwin_fill(&w.ks->win, ur->sp);
-	}
+					 struct scry_unwind_kstate, hint));
 	/*
 	 * A list written for another image of this pid (before an exec)
 	 * would apply the wrong tables: only the current generation's counts.
@@ -656,7 +669,7 @@ int scry_ustack_dwarf(__u32 pid, __u32 gen, const struct scry_uregs *ur,
 	if (w.proc && w.proc->gen != gen)
 		w.proc = NULL;
 	if (!w.proc)
-		scry_unwind_stat(SCRY_UNWIND_STAT_NO_PROC);
+		scry_unwind_stat(win, SCRY_UNWIND_STAT_NO_PROC);
 	st->flags = 0;
 	st->ip[0] = ur->ip;
 	st->nr = 1;

@@ -20,6 +20,15 @@
 struct scry_uwin {
 	__u64 base;		/* user address of w[0] */
 	__u32 len;		/* bytes read, 0: none */
+	/*
+	 * What the walk depended on, for scry_memo: the words of w[] it
+	 * read (a bit each), and whether that was all (0 once it read
+	 * user memory outside the window, asked the kernel for a mapping,
+	 * or counted a loss).
+	 */
+	__u32 kept;
+	__u64 read;
+	__u32 epoch;		/* who_epoch before the walk (maps.bpf.h) */
 	__u32 pad;
 	__u64 w[SCRY_UWIN_WORDS];
 };
@@ -35,6 +44,8 @@ static __always_inline void scry_uwin_fill(struct scry_uwin *win, __u64 sp)
 
 	win->base = sp;
 	win->len = 0;
+	win->kept = 1;
+	win->read = 0;
 	if (sp & 7)
 		return;		/* not a stack pointer a frame is aligned to */
 	if (bpf_probe_read_user(win->w, sizeof(win->w), (const void *)sp)) {
@@ -54,18 +65,21 @@ static __always_inline void scry_uwin_fill(struct scry_uwin *win, __u64 sp)
  * stack buffer in a bpf_loop callback tripped 6.18's verifier ("verifier
  * bug: stack slot 2, total slots 0").
  */
-static __always_inline const __u64 *scry_uwin_at(const struct scry_uwin *win,
+static __always_inline const __u64 *scry_uwin_at(struct scry_uwin *win,
 						 __u64 addr, __u32 nw)
 {
 	__u64 off;
 
-	if (!win || !win->len || addr < win->base)
+	if (!win)
 		return NULL;
+	/* a NULL answer is a read of the user's memory: not kept */
+	if (!win->len || addr < win->base)
+		goto outside;
 	off = addr - win->base;
 	/* inside w[] (the bound the verifier sees) and inside what was read */
 	if ((off & 7) || off > sizeof(win->w) - nw * 8 ||
 	    off + nw * 8 > win->len)
-		return NULL;
+		goto outside;
 	/*
 	 * 6.12's verifier loses off's bound in the checks above (off + 8 and
 	 * off are linked registers, and the compare against win->len drops
@@ -75,8 +89,48 @@ static __always_inline const __u64 *scry_uwin_at(const struct scry_uwin *win,
 	off /= 8;
 	asm volatile("" : "+r"(off));
 	if (off > SCRY_UWIN_WORDS - nw)
-		return NULL;
+		goto outside;
+	win->read |= ((1ULL << nw) - 1) << off;
 	return &win->w[off];
+outside:
+	win->kept = 0;
+	return NULL;
 }
+
+/* What the walk depended on was not all in the window (scry_memo). */
+static __always_inline void scry_uwin_unkept(struct scry_uwin *win)
+{
+	if (win)
+		win->kept = 0;
+}
+
+/*
+ * Walks kept per CPU: a walk's result is a function of its registers,
+ * the words of the stack it read, and the tables and mapping lists it
+ * found, which change only with who_epoch (maps.bpf.h). An event that
+ * starts from the same registers and finds the same words in its window
+ * has the same stack: the kept id, with no walk, hash or store lookup.
+ * Events of a hot call site differ only in the words no walk reads (the
+ * locals between frames). begin == done when an entry is whole: a
+ * program interleaved with another on the CPU leaves one half-written.
+ */
+#define SCRY_MEMO_SLOTS		4	/* a power of two (index mask) */
+
+struct scry_memo {
+	__u64 begin;		/* stamps: equal and non-zero when whole */
+	__u32 pid;
+	__u32 gen;
+	__u32 epoch;
+	__u32 n;		/* words in off[] and val[] */
+	__u64 pc;
+	__u64 sp;
+	__u64 bp;
+	__u64 stack;		/* the walk's stack id */
+	__u32 span;		/* bytes of the window the words lie in */
+	__u32 pad;
+	__u8 off[SCRY_UWIN_WORDS];	/* the words, by index in w[] */
+	__u64 val[SCRY_UWIN_WORDS];	/* and what they held */
+	__u64 done;
+};
 
 #endif /* SCRY_UWIN_BPF_H */

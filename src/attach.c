@@ -534,6 +534,15 @@ static int open_and_load(struct attach *a, bool cut)
 	return err;
 }
 
+/*
+ * Targets or generations changed: the engine's kept answers (bpf/maps.bpf.h
+ * who_epoch) are out of date. After the map update, as the engine does.
+ */
+static void who_moved(struct attach *a)
+{
+	__atomic_fetch_add(&a->skel->bss->who_epoch, 1, __ATOMIC_SEQ_CST);
+}
+
 int attach_load(struct attach *a)
 {
 	int err, i;
@@ -601,12 +610,14 @@ int attach_load(struct attach *a)
 			return err;
 		}
 	}
+	who_moved(a);
 	return 0;
 }
 
 int attach_add_target(struct attach *a, int pid, __u8 state)
 {
 	struct scry_target t = { .state = state };
+	int err;
 
 	if (a->npids >= SCRY_MAX_TARGETS)
 		return -E2BIG;
@@ -614,8 +625,11 @@ int attach_add_target(struct attach *a, int pid, __u8 state)
 	a->pids[a->npids++] = pid;
 	if (!a->skel)
 		return 0;
-	return bpf_map__update_elem(a->skel->maps.targets, &pid, sizeof(pid),
-				    &t, sizeof(t), BPF_ANY);
+	err = bpf_map__update_elem(a->skel->maps.targets, &pid, sizeof(pid),
+				   &t, sizeof(t), BPF_ANY);
+	if (!err)
+		who_moved(a);
+	return err;
 }
 
 int attach_keep(struct attach *a, struct bpf_link *l)

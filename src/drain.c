@@ -492,10 +492,19 @@ static int take_key(struct attach *a, struct syms *s, struct report *r,
 	/* the slots only where they print (report.h: struct report_val) */
 	if (!mr->var && (mr->agg == SCRY_AGG_QUANTIZE ||
 			 mr->agg == SCRY_AGG_LQUANTIZE)) {
+		int i;
+
 		row->val.slots = malloc(sizeof(val->slots));
 		if (!row->val.slots)
 			return -ENOMEM;
 		memcpy(row->val.slots, val->slots, sizeof(val->slots));
+		/*
+		 * The engine keeps no count for a histogram, whose every
+		 * event lands in one slot (bpf/prog.bpf.h scry_aggregate)
+		 */
+		row->val.count = 0;
+		for (i = 0; i < SCRY_NBUCKETS; i++)
+			row->val.count += val->slots[i];
 	}
 	err = fill_row(a, s, &p->maps[key->map], key, row);
 	if (!err && vars)

@@ -684,6 +684,8 @@ static int compile_builtin(struct cc *c, const struct builtin *b, int col,
 	/* a key column's FIELD is dropped after this: the flag stays */
 	if (b->field == SCRY_F_UID || b->field == SCRY_F_GID)
 		c->cl->flags |= SCRY_CL_UGID;
+	if (b->field == SCRY_F_PROBE)
+		c->cl->flags |= SCRY_CL_PROBE;
 	return emit(c, col, SCRY_OP_FIELD, b->field, 0, 0, 0, 0, 0, 1);
 }
 
@@ -1150,6 +1152,8 @@ static int compile_keys(struct cc *c, struct plan_map *m, int mi,
 		ks->dst[i] = cols[i].dst;
 		if (cols[i].src && cols[i].dst == SCRY_KC_COMM)
 			c->cl->flags |= SCRY_CL_COMM;	/* read from the event */
+		if (cols[i].src == SCRY_F_PROBE)
+			c->cl->flags |= SCRY_CL_PROBE;
 		*pushed += !cols[i].src;
 		*strs += !cols[i].src && cols[i].type.kind == PLAN_V_STR;
 	}
@@ -3151,7 +3155,7 @@ static void clause_reset(struct plan_clause *cl)
 	memset(cl->begin, 0, sizeof(cl->begin));
 	memset(cl->body, 0, sizeof(cl->body));
 	cl->flags &= ~(SCRY_CL_KSTACK | SCRY_CL_USTACK | SCRY_CL_FDPATH |
-		       SCRY_CL_COMM | SCRY_CL_UGID);
+		       SCRY_CL_COMM | SCRY_CL_UGID | SCRY_CL_PROBE);
 }
 
 static int compile_clause(struct plan *p, int ci, bool declare,

@@ -650,6 +650,7 @@ static int unwind_start(struct session *s)
 		.procs_fd = bpf_map__fd(skel->maps.unwind_procs),
 		.files_fd = bpf_map__fd(skel->maps.unwind_files),
 		.gens_fd = bpf_map__fd(skel->maps.gens),
+		.epoch = &skel->bss->who_epoch,
 	};
 	int i;
 

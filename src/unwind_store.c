@@ -49,6 +49,13 @@ struct unwind_store {
 	struct scry_unwind_proc proc;	/* scratch for unwind_store_pid */
 };
 
+/* The walker's lists or tables changed: what it kept is out of date. */
+static void moved(struct unwind_store *s)
+{
+	if (s->maps.epoch)
+		__atomic_fetch_add(s->maps.epoch, 1, __ATOMIC_SEQ_CST);
+}
+
 struct unwind_store *unwind_store_new(const struct unwind_store_maps *maps)
 {
 	struct unwind_store *s = calloc(1, sizeof(*s));
@@ -229,6 +236,7 @@ static __u32 place(struct unwind_store *s, const struct unwind_table *t)
 		return 0;
 	}
 	s->ntables++;
+	moved(s);
 	ss->rows_used += slots;
 	ss->tables++;
 	stats_add(&ss->sum, unwind_table_stats(t));
@@ -456,6 +464,7 @@ int unwind_store_pid(struct unwind_store *s, int pid,
 		s->stats.procs_failed++;
 		return -errno;
 	}
+	moved(s);
 	s->stats.procs++;
 	return n;
 }
@@ -464,8 +473,8 @@ void unwind_store_forget(struct unwind_store *s, int pid)
 {
 	__u32 key = pid;
 
-	if (s->maps.procs_fd >= 0)
-		bpf_map_delete_elem(s->maps.procs_fd, &key);
+	if (s->maps.procs_fd >= 0 && !bpf_map_delete_elem(s->maps.procs_fd, &key))
+		moved(s);
 }
 
 const struct scry_unwind_row *unwind_store_rows(const struct unwind_store *s,

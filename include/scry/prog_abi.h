@@ -170,5 +170,6 @@ struct scry_out_hdr {
 #define SCRY_CL_SWITCH_END	(1u << 7)	/* ends at a switch-in (offcpu) */
 #define SCRY_CL_COMM		(1u << 8)	/* reads comm: the event fetches it */
 #define SCRY_CL_UGID		(1u << 9)	/* reads uid or gid: likewise */
+#define SCRY_CL_PROBE		(1u << 10)	/* reads probe: the attach cookie */
 
 #endif /* SCRY_PROG_ABI_H */

@@ -96,6 +96,12 @@ struct unwind_store_maps {
 	int procs_fd;
 	int files_fd;			/* unwind_files: tables by identity */
 	int gens_fd;			/* gens: which generation a list is of */
+	/*
+	 * The engine's who_epoch (bpf/maps.bpf.h), moved after each list
+	 * or table written: walks kept from before are not taken. NULL:
+	 * none.
+	 */
+	volatile __u32 *epoch;
 };
 
 struct unwind_store_stats {

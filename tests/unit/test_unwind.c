@@ -500,6 +500,7 @@ static void test_fmaps(const struct elf_file *libc)
 static void *bt[MAXBT];
 static int bt_n;
 static struct scry_stack walked;
+static struct scry_uwin walk_win;	/* the stack's top, as scry_ustack_take reads it */
 static int depth_left;
 static int use_signal;
 
@@ -511,7 +512,8 @@ NOFP static void probe(void)
 	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
 			 : "=r"(ur.ip), "=r"(ur.sp), "=r"(ur.bp));
 	memset(&walked, 0, sizeof(walked));
-	scry_ustack_dwarf(walk_pid, host_proc.gen, &ur, &walked);
+	scry_uwin_fill(&walk_win, ur.sp);
+	scry_ustack_dwarf(walk_pid, host_proc.gen, &ur, &walked, &walk_win);
 	bt_n = backtrace(bt, MAXBT);
 }
 
