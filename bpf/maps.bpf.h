@@ -137,7 +137,7 @@ struct scry_who {
 struct scry_scratch {
 	struct scry_event ev;
 	struct scry_stack st;
-	struct scry_uwin win;		/* the stack's top (uwin.bpf.h) */
+	struct scry_unwind_kstate ks;	/* the walk's: its window (uwin.bpf.h) */
 	struct scry_who who;		/* proc.bpf.h: scry_target() */
 	__u64 task;			/* the event's task, where targets filter */
 	__u64 memo_seq;			/* the last scry_memo stamp */

@@ -221,12 +221,12 @@ int scry_memo_keep(struct scry_scratch *s, const struct scry_uregs *ur,
 	if (!s || !ur)
 		return 0;
 	m = scry_memo_slot(s, ur);
-	read = s->win.read;
+	read = s->ks.win.read;
 	stamp = ++s->memo_seq;
 	m->begin = stamp;
 	m->pid = s->ev.pid;
 	m->gen = s->ev.gen;
-	m->epoch = s->win.epoch;
+	m->epoch = s->ks.win.epoch;
 	m->pc = ur->ip;
 	m->sp = ur->sp;
 	m->bp = ur->bp;
@@ -244,7 +244,7 @@ int scry_memo_keep(struct scry_scratch *s, const struct scry_uregs *ur,
 		 */
 		n = *(volatile __u32 *)&m->n & (SCRY_UWIN_WORDS - 1);
 		m->off[n] = i;
-		m->val[n] = s->win.w[i];
+		m->val[n] = s->ks.win.w[i];
 		m->span = (i + 1) * 8;
 		m->n = n + 1;
 	}
@@ -265,10 +265,10 @@ __u64 scry_memo_lookup(struct scry_scratch *s, const struct scry_uregs *ur)
 	if (!s || !ur)
 		return 0;
 	/* before the walk's lookups (maps.bpf.h), for scry_memo_keep */
-	s->win.epoch = who_epoch;
-	scry_uwin_fill(&s->win, ur->sp);
-	return scry_memo_find(scry_memo_slot(s, ur), &s->win, s->ev.pid,
-			      s->ev.gen, s->win.epoch, ur);
+	s->ks.win.epoch = who_epoch;
+	scry_uwin_fill(&s->ks.win, ur->sp);
+	return scry_memo_find(scry_memo_slot(s, ur), &s->ks.win, s->ev.pid,
+			      s->ev.gen, s->ks.win.epoch, ur);
 }
 
 /*
@@ -291,11 +291,11 @@ static __always_inline __u64 scry_ustack(struct scry_scratch *s,
 	if (id)
 		return id;
 	if (ustack_dwarf)
-		scry_ustack_dwarf(s->ev.pid, s->ev.gen, ur, &s->st, &s->win);
+		scry_ustack_dwarf(s->ev.pid, s->ev.gen, ur, &s->st, &s->ks);
 	else
-		scry_ustack_walk(ur, &s->st, &s->win);
+		scry_ustack_walk(ur, &s->st, &s->ks.win);
 	id = scry_stack_store(&s->st);
-	if (s->win.kept && id && id != SCRY_STACK_LOST)
+	if (s->ks.win.kept && id && id != SCRY_STACK_LOST)
 		scry_memo_keep(s, ur, id);
 	return id;
 }

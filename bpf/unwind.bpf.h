@@ -71,61 +71,6 @@ struct {
 	__type(value, struct scry_unwind_file);
 } unwind_files SEC(".maps");
 
-/*
- * Mappings the kernel named during this walk: a stack alternates between
- * a few files (main -> qsort -> cmp -> msort -> ...), so two remembered
- * mappings save most repeated questions. table 0: a file without one.
- */
-#define SCRY_UNWIND_VMA_CACHE	2
-#define SCRY_UNWIND_VMA_ASKS	4	/* questions per stack, at most */
-#define SCRY_UNWIND_LAST	2	/* mappings of the last frames kept */
-
-/*
- * Rows found by earlier walks on this CPU, by (table, vaddr): events from
- * one call site walk the same pcs again and again, and a row found once
- * spares the bucket index and the search the next time. A hint only: a
- * row is taken from it after checking it is the row of the vaddr (tables
- * are only ever appended to, but an NMI's walk may write a slot halfway
- * through another's write).
- */
-#define SCRY_UNWIND_HINTS	64	/* a power of two (index mask) */
-
-struct scry_unwind_hint {
-	__u32 table;
-	__u32 pc;		/* the vaddr looked up */
-	__u32 idx;		/* its row's index in unwind_rows */
-	__u32 pad;
-};
-
-/*
- * What one walk learnt from the kernel. It lives in map memory, like the
- * frame count: on the BPF stack the verifier would track every counter
- * value exactly and check the loop body once per combination.
- */
-struct scry_unwind_kstate {
-	__u32 asks;		/* bpf_find_vma calls so far */
-	__u32 next;		/* cache slot to fill next */
-	struct scry_unwind_map seen[SCRY_UNWIND_VMA_CACHE];
-	/*
-	 * The mappings of the last frames: a stack goes back and forth
-	 * between a few files (the program, libc: malloc -> hot_loop ->
-	 * main -> __libc_start_call_main -> _start), and mappings do not
-	 * overlap, so a pc inside one needs no search of the list. table 0
-	 * (zeroed per walk): nothing yet.
-	 */
-	__u32 lnext;		/* slot of last[] to fill next */
-	struct scry_unwind_map last[SCRY_UNWIND_LAST];
-	/* kept across walks, never zeroed: scry_unwind_row_hint() */
-	struct scry_unwind_hint hint[SCRY_UNWIND_HINTS];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct scry_unwind_kstate);
-} unwind_kstate SEC(".maps");
-
 /* The registers a walk carries from one frame to the next. */
 struct scry_unwind_regs {
 	__u64 pc;
@@ -140,7 +85,7 @@ struct scry_unwind_walk {
 	struct scry_stack *st;
 	struct scry_unwind_kstate *ks;		/* NULL: do not ask */
 	struct scry_unwind_regs *r;
-	struct scry_uwin *win;			/* the stack's top */
+	struct scry_uwin *win;			/* the stack's top: ks->win */
 };
 
 /*
@@ -597,7 +542,6 @@ struct scry_unwind_loop {
 	const struct scry_unwind_proc *proc;
 	struct scry_stack *st;
 	struct scry_unwind_kstate *ks;
-	struct scry_uwin *win;
 	struct scry_unwind_regs r;
 };
 
@@ -612,14 +556,13 @@ struct scry_unwind_loop {
 __attribute__((noinline))
 int scry_unwind_frame_once(struct scry_unwind_regs *r, struct scry_stack *st,
 			   struct scry_unwind_kstate *ks,
-			   const struct scry_unwind_proc *proc,
-			   struct scry_uwin *win)
+			   const struct scry_unwind_proc *proc)
 {
-	struct scry_unwind_walk w = { .proc = proc, .st = st, .ks = ks, .r = r,
-				      .win = win };
+	struct scry_unwind_walk w = { .proc = proc, .st = st, .ks = ks, .r = r };
 
-	if (!r || !st)
+	if (!r || !st || !ks)
 		return 1;
+	w.win = &ks->win;
 	return scry_unwind_frame(&w);
 }
 
@@ -629,8 +572,7 @@ static long scry_unwind_step(__u32 i, void *ctx)
 
 	(void)i;
 	/* the verifier wants a callback's return within [0, 1] */
-	return scry_unwind_frame_once(&l->r, l->st, l->ks, l->proc, l->win) ?
-	       1 : 0;
+	return scry_unwind_frame_once(&l->r, l->st, l->ks, l->proc) ? 1 : 0;
 }
 
 /*
@@ -643,24 +585,22 @@ static long scry_unwind_step(__u32 i, void *ctx)
  * its caller that reaches it. 6.1 allows 512 bytes of stack for the
  * deepest chain of calls (a sys_enter program naming a path, this, the
  * callback, the frame, its search): hence the registers by pointer.
- * @win holds the stack's top, filled from ur->sp (uwin.bpf.h).
+ * @ks is the event's scratch's walk state, its window filled from ur->sp
+ * (uwin.bpf.h).
  */
 __attribute__((noinline))
 int scry_ustack_dwarf(__u32 pid, __u32 gen, const struct scry_uregs *ur,
-		      struct scry_stack *st, struct scry_uwin *win)
+		      struct scry_stack *st, struct scry_unwind_kstate *ks)
 {
-	struct scry_unwind_loop w = { .st = st, .win = win, .r.exact = true };
-	__u32 zero = 0;
+	struct scry_unwind_loop w = { .st = st, .ks = ks, .r.exact = true };
 
-	if (!ur || !st)
+	if (!ur || !st || !ks)
 		return 0;
 	w.r.pc = ur->ip;
 	w.r.sp = ur->sp;
 	w.r.bp = ur->bp;
-	w.ks = bpf_map_lookup_elem(&unwind_kstate, &zero);
-	if (w.ks)
-		__builtin_memset(w.ks, 0, __builtin_offsetof(
-					 struct scry_unwind_kstate, hint));
+	__builtin_memset(ks, 0, __builtin_offsetof(struct scry_unwind_kstate,
+						   hint));
 	/*
 	 * A list written for another image of this pid (before an exec)
 	 * would apply the wrong tables: only the current generation's counts.
@@ -669,7 +609,7 @@ int scry_ustack_dwarf(__u32 pid, __u32 gen, const struct scry_uregs *ur,
 	if (w.proc && w.proc->gen != gen)
 		w.proc = NULL;
 	if (!w.proc)
-		scry_unwind_stat(win, SCRY_UNWIND_STAT_NO_PROC);
+		scry_unwind_stat(&ks->win, SCRY_UNWIND_STAT_NO_PROC);
 	st->flags = 0;
 	st->ip[0] = ur->ip;
 	st->nr = 1;

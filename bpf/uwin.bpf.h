@@ -15,6 +15,8 @@
 #ifndef SCRY_UWIN_BPF_H
 #define SCRY_UWIN_BPF_H
 
+#include <scry/unwind_abi.h>
+
 #define SCRY_UWIN_WORDS	64	/* 512 bytes: a power of two (index masks) */
 
 struct scry_uwin {
@@ -131,6 +133,59 @@ struct scry_memo {
 	__u8 off[SCRY_UWIN_WORDS];	/* the words, by index in w[] */
 	__u64 val[SCRY_UWIN_WORDS];	/* and what they held */
 	__u64 done;
+};
+
+/*
+ * Mappings the kernel named during this walk: a stack alternates between
+ * a few files (main -> qsort -> cmp -> msort -> ...), so two remembered
+ * mappings save most repeated questions. table 0: a file without one.
+ */
+#define SCRY_UNWIND_VMA_CACHE	2
+#define SCRY_UNWIND_VMA_ASKS	4	/* questions per stack, at most */
+#define SCRY_UNWIND_LAST	2	/* mappings of the last frames kept */
+
+/*
+ * Rows found by earlier walks on this CPU, by (table, vaddr): events from
+ * one call site walk the same pcs again and again, and a row found once
+ * spares the bucket index and the search the next time. A hint only: a
+ * row is taken from it after checking it is the row of the vaddr (tables
+ * are only ever appended to, but an NMI's walk may write a slot halfway
+ * through another's write).
+ */
+#define SCRY_UNWIND_HINTS	64	/* a power of two (index mask) */
+
+struct scry_unwind_hint {
+	__u32 table;
+	__u32 pc;		/* the vaddr looked up */
+	__u32 idx;		/* its row's index in unwind_rows */
+	__u32 pad;
+};
+
+/*
+ * What one walk learnt from the kernel, and the stack's top it walks
+ * over. It lives in map memory, like the frame count: on the BPF stack
+ * the verifier would track every counter value exactly and check the
+ * loop body once per combination. In the per-CPU scratch (maps.bpf.h),
+ * one per slot: a perf event's walk, an NMI, has its own, and never
+ * writes over the mappings or the window of the walk it interrupted.
+ */
+struct scry_unwind_kstate {
+	__u32 asks;		/* bpf_find_vma calls so far */
+	__u32 next;		/* cache slot to fill next */
+	struct scry_unwind_map seen[SCRY_UNWIND_VMA_CACHE];
+	/*
+	 * The mappings of the last frames: a stack goes back and forth
+	 * between a few files (the program, libc: malloc -> hot_loop ->
+	 * main -> __libc_start_call_main -> _start), and mappings do not
+	 * overlap, so a pc inside one needs no search of the list. table 0
+	 * (zeroed per walk): nothing yet.
+	 */
+	__u32 lnext;		/* slot of last[] to fill next */
+	struct scry_unwind_map last[SCRY_UNWIND_LAST];
+	/* kept across walks, never zeroed: scry_unwind_row_hint() */
+	struct scry_unwind_hint hint[SCRY_UNWIND_HINTS];
+	/* both walkers' (stack.bpf.h), filled before the walk */
+	struct scry_uwin win;
 };
 
 #endif /* SCRY_UWIN_BPF_H */

@@ -162,8 +162,6 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 {
 	__u32 k = *(const __u32 *)key;
 
-	if (map == &unwind_kstate)
-		return &host_kstate;
 	if (map == &unwind_files)
 		return !files_hidden && !unwind_store_file_entry(store, key,
 								&host_file) ?
@@ -500,7 +498,6 @@ static void test_fmaps(const struct elf_file *libc)
 static void *bt[MAXBT];
 static int bt_n;
 static struct scry_stack walked;
-static struct scry_uwin walk_win;	/* the stack's top, as scry_ustack_take reads it */
 static int depth_left;
 static int use_signal;
 
@@ -512,8 +509,9 @@ NOFP static void probe(void)
 	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
 			 : "=r"(ur.ip), "=r"(ur.sp), "=r"(ur.bp));
 	memset(&walked, 0, sizeof(walked));
-	scry_uwin_fill(&walk_win, ur.sp);
-	scry_ustack_dwarf(walk_pid, host_proc.gen, &ur, &walked, &walk_win);
+	/* the stack's top, read first as scry_ustack() does (stack.bpf.h) */
+	scry_uwin_fill(&host_kstate.win, ur.sp);
+	scry_ustack_dwarf(walk_pid, host_proc.gen, &ur, &walked, &host_kstate);
 	bt_n = backtrace(bt, MAXBT);
 }
 
