@@ -140,6 +140,7 @@ struct scry_scratch {
 	struct scry_unwind_kstate ks;	/* the walk's: its window (uwin.bpf.h) */
 	struct scry_who who;		/* proc.bpf.h: scry_target() */
 	__u64 task;			/* the event's task, where targets filter */
+	__u32 who_held;			/* who is task's, checked in this event */
 	__u64 memo_seq;			/* the last scry_memo stamp */
 	struct scry_memo memo[SCRY_MEMO_SLOTS];
 	struct scry_path path;

@@ -155,6 +155,8 @@ static __always_inline bool scry_target(struct scry_scratch *s, __u32 tgid)
 	if (!filter_targets)
 		return true;
 	s->task = bpf_get_current_task();
+	/* s->who is this task's from here on: found so, or asked now */
+	s->who_held = 1;
 	epoch = who_epoch;	/* before the lookups (maps.bpf.h) */
 	if (scry_who_holds(&s->who, s->task, tgid, epoch))
 		return s->who.traced;
@@ -164,8 +166,10 @@ static __always_inline bool scry_target(struct scry_scratch *s, __u32 tgid)
 /* An event that did not start with scry_target(): its task. */
 static __always_inline void scry_target_task(struct scry_scratch *s)
 {
-	if (filter_targets)
+	if (filter_targets) {
 		s->task = bpf_get_current_task();
+		s->who_held = 0;
+	}
 }
 
 static __always_inline __u32 scry_gen_new(void)
@@ -286,8 +290,16 @@ static __always_inline __u32 scry_announce_who(struct scry_scratch *s,
 	__u64 task = filter_targets ? s->task : bpf_get_current_task();
 	__u32 epoch = who_epoch;	/* before the lookups (maps.bpf.h) */
 
-	if (scry_who_holds(&s->who, task, pid, epoch) && s->who.gen)
+	/*
+	 * held: scry_target() found or wrote this task's answer in this
+	 * event, so it is whole; still of this epoch, it needs no check
+	 */
+	if (filter_targets && s->who_held) {
+		if (s->who.epoch == epoch && s->who.gen)
+			return s->who.gen;
+	} else if (scry_who_holds(&s->who, task, pid, epoch) && s->who.gen) {
 		return s->who.gen;
+	}
 	return scry_announce(s, pid, task, epoch);
 }
 

@@ -201,7 +201,8 @@ static __always_inline __u64 scry_memo_find(const struct scry_memo *m,
 			return 0;
 	}
 	/* torn while we read it: another program wrote it meanwhile */
-	return m->begin == begin && m->done == begin ? m->stack : 0;
+	return *(volatile const __u64 *)&m->begin == begin &&
+	       *(volatile const __u64 *)&m->done == begin ? m->stack : 0;
 }
 
 /*
