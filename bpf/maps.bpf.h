@@ -135,6 +135,7 @@ struct scry_who {
  * the clause interpreter's value stack, variables, key and strings.
  */
 struct scry_scratch {
+	struct scry_pend pend;		/* first: the frontend reads it (abi.h) */
 	struct scry_event ev;
 	struct scry_stack st;
 	struct scry_unwind_kstate ks;	/* the walk's: its window (uwin.bpf.h) */

@@ -253,14 +253,138 @@ static __always_inline struct scry_val *scry_agg_val(void *map,
 	return bpf_map_lookup_elem(map, key);
 }
 
+/*
+ * Keys that repeat on a CPU add up there (abi.h: struct scry_pend), for
+ * plans whose maps only the last drain reads (attach.c).
+ */
+const volatile bool agg_pend = false;
+const volatile __u32 key_words = 10;	/* the maps' key: plan_key_size / 8 */
+
+/* @a and @b the same key, in the prefix the maps hold? */
+static __always_inline bool scry_key_same(const struct scry_key *a,
+					  const struct scry_key *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+	int i;
+
+	for (i = 0; i < (int)(sizeof(*a) / 8); i++)
+		if (i < key_words && x[i] != y[i])
+			return false;
+	return true;
+}
+
+/* The histogram slot of @v for map @md, SCRY_NBUCKETS for none. */
+static __always_inline __u32 scry_agg_slot(const volatile struct scry_mapdef *md,
+					   __s64 v, volatile __u32 *opaque)
+{
+	if (md->agg == SCRY_AGG_QUANTIZE)
+		return scry_qslot(v, opaque);
+	if (md->agg == SCRY_AGG_LQUANTIZE)
+		return scry_lqslot(v, md->lq_low, md->lq_step, md->lq_levels);
+	return SCRY_NBUCKETS;
+}
+
+static __always_inline bool scry_agg_hist(const volatile struct scry_mapdef *md)
+{
+	return md->agg == SCRY_AGG_QUANTIZE || md->agg == SCRY_AGG_LQUANTIZE;
+}
+
+/*
+ * What @p holds added to its key's value in its map, with atomics as
+ * every event's (another CPU adds to the same value), and @p emptied. Its
+ * key is in the map: its first event put it there (scry_aggregate).
+ */
+static __always_inline void scry_pend_flush(struct scry_pend *p)
+{
+	const volatile struct scry_mapdef *md =
+		&mapdefs[p->key.map & (SCRY_MAX_MAPS - 1)];
+	struct scry_val *val;
+	__u64 slots = p->slots;
+	__u32 i;
+
+	p->state = 0;
+	if (p->side) {
+		val = bpf_map_lookup_elem(&aggs_alt, &p->key);
+	} else {
+		asm volatile("");
+		val = bpf_map_lookup_elem(&aggs, &p->key);
+	}
+	if (!val)
+		return;		/* never: nothing deletes keys in these plans */
+	if (!scry_agg_hist(md))
+		__sync_fetch_and_add(&val->count, p->val.count);
+	if (md->agg == SCRY_AGG_COUNT)
+		return;
+	__sync_fetch_and_add(&val->sum, p->val.sum);
+	scry_atomic_min(&val->min, p->val.min);
+	scry_atomic_max(&val->max, p->val.max);
+	for (i = 0; i < SCRY_NBUCKETS; i++) {
+		if (!(slots >> i))
+			break;
+		if (!((slots >> i) & 1))
+			continue;
+		__sync_fetch_and_add(&val->slots[i], p->val.slots[i]);
+		p->val.slots[i] = 0;
+	}
+	p->slots = 0;
+}
+
+/*
+ * The event belongs to @p's key, already in the map: add it to @p, with
+ * no atomics and no lookup. true if it did.
+ */
+static __always_inline bool scry_pend_add(struct scry_scratch *s,
+					  const volatile struct scry_mapdef *md,
+					  __s64 v)
+{
+	struct scry_pend *p = &s->pend;
+	__u32 slot;
+
+	if (!p->state || p->side != side || !scry_key_same(&p->key, &s->key))
+		return false;
+	if (p->state == SCRY_PEND_SEEN) {
+		/* its slots are zero: scry_pend_flush() left them so */
+		p->state = SCRY_PEND_ADDING;
+		p->val.count = 0;
+		p->val.sum = 0;
+		p->val.min = scry_val_init.min;
+		p->val.max = scry_val_init.max;
+	}
+	p->val.count++;
+	if (md->agg == SCRY_AGG_COUNT)
+		return true;
+	p->val.sum += v;
+	if (v < p->val.min)
+		p->val.min = v;
+	if (v > p->val.max)
+		p->val.max = v;
+	slot = scry_agg_slot(md, v, &s->opaque);
+	if (slot < SCRY_NBUCKETS) {
+		p->val.slots[slot]++;
+		p->slots |= 1ULL << slot;
+	}
+	return true;
+}
+
 /* Add v to map @m's aggregation under s->key. */
 static __always_inline void scry_aggregate(struct scry_scratch *s, __u32 m,
 					   __s64 v)
 {
 	const volatile struct scry_mapdef *md = &mapdefs[m];
+	/* END's, run once stopped, go to the map: the stop took the rest */
+	bool pend = agg_pend && !scry_stopped();
 	struct scry_val *val;
 	__u32 slot;
 
+	if (pend) {
+		if (scry_pend_add(s, md, v)) {
+			scry_stat(SCRY_STAT_EVENTS);
+			return;
+		}
+		if (s->pend.state == SCRY_PEND_ADDING)
+			scry_pend_flush(&s->pend);
+		s->pend.state = 0;
+	}
 	/* one side for the whole update (the asm keeps the calls apart) */
 	if (side) {
 		val = scry_agg_val(&aggs_alt, &s->key);
@@ -270,24 +394,25 @@ static __always_inline void scry_aggregate(struct scry_scratch *s, __u32 m,
 	}
 	if (!val)
 		return;
+	if (pend) {
+		/* in the map: its next events in a row may add up here */
+		__builtin_memcpy(&s->pend.key, &s->key, sizeof(s->key));
+		s->pend.side = side;
+		s->pend.state = SCRY_PEND_SEEN;
+	}
 	scry_stat(SCRY_STAT_EVENTS);
 	/*
 	 * A histogram's count is the sum of its slots (drain.c take_key):
 	 * one locked add less per event
 	 */
-	if (md->agg != SCRY_AGG_QUANTIZE && md->agg != SCRY_AGG_LQUANTIZE)
+	if (!scry_agg_hist(md))
 		__sync_fetch_and_add(&val->count, 1);
 	if (md->agg == SCRY_AGG_COUNT)
 		return;
 	__sync_fetch_and_add(&val->sum, v);
 	scry_atomic_min(&val->min, v);
 	scry_atomic_max(&val->max, v);
-	if (md->agg == SCRY_AGG_QUANTIZE)
-		slot = scry_qslot(v, &s->opaque);
-	else if (md->agg == SCRY_AGG_LQUANTIZE)
-		slot = scry_lqslot(v, md->lq_low, md->lq_step, md->lq_levels);
-	else
-		return;
+	slot = scry_agg_slot(md, v, &s->opaque);
 	if (slot < SCRY_NBUCKETS)
 		__sync_fetch_and_add(&val->slots[slot], 1);
 }

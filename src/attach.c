@@ -124,6 +124,27 @@ static bool plan_waits(const struct plan *p)
 	return false;
 }
 
+/*
+ * Are the aggregations read only once, after the stop? Then a key that
+ * repeats on a CPU may add up there until then (abi.h: struct scry_pend):
+ * not with --interval, which reads and empties them while tracing, nor
+ * where a clause prints, clears or zeroes a map.
+ */
+static bool plan_reads_at_end(const struct attach *a)
+{
+	const struct plan *p = a->plan;
+	int i;
+
+	if (a->opts->interval_s > 0)
+		return false;
+	for (i = 0; i < p->nouts; i++)
+		if (p->outs[i].kind == PLAN_OUT_PRINT ||
+		    p->outs[i].kind == PLAN_OUT_CLEAR ||
+		    p->outs[i].kind == PLAN_OUT_ZERO)
+			return false;
+	return true;
+}
+
 static void configure(struct attach *a)
 {
 	const struct plan *p = a->plan;
@@ -139,6 +160,8 @@ static void configure(struct attach *a)
 	ro->profile_idle = a->opts->idle;
 	/* only these see a held exec's or mmap's wait (proc.bpf.h: held) */
 	ro->cmd_holds = a->follow_forks && plan_waits(p);
+	ro->agg_pend = plan_reads_at_end(a);
+	ro->key_words = plan_key_size(p) / sizeof(__u64);
 }
 
 /*

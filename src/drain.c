@@ -396,6 +396,71 @@ int drain_stat(const struct attach *a, __u32 id, __u64 *total)
 	return 0;
 }
 
+/* @p's events into @m's value for its key, as the engine would add them. */
+static void pend_add(struct attach *a, struct bpf_map *m,
+		     const struct scry_pend *p)
+{
+	const struct plan_map *pm = &a->plan->maps[p->key.map];
+	size_t ksz = bpf_map__key_size(m);	/* a prefix (plan_key_size) */
+	struct scry_val val;
+	int i;
+
+	if (bpf_map__lookup_elem(m, &p->key, ksz, &val, sizeof(val), 0)) {
+		/* never: its first event put the key there, nothing deletes */
+		log_debug("a key added up on a CPU is not in the map: %d "
+			  "events left out", (int)p->val.count);
+		return;
+	}
+	if (pm->agg != SCRY_AGG_QUANTIZE && pm->agg != SCRY_AGG_LQUANTIZE)
+		val.count += p->val.count;	/* histograms: their slots */
+	if (pm->agg != SCRY_AGG_COUNT) {
+		val.sum += p->val.sum;
+		if (p->val.min < val.min)
+			val.min = p->val.min;
+		if (p->val.max > val.max)
+			val.max = p->val.max;
+		for (i = 0; i < SCRY_NBUCKETS; i++)
+			if (p->slots & (1ULL << i))
+				val.slots[i] += p->val.slots[i];
+	}
+	bpf_map__update_elem(m, &p->key, ksz, &val, sizeof(val), BPF_EXIST);
+}
+
+int drain_pend(struct attach *a)
+{
+	const struct bpf_map *sm = a->skel->maps.scratch;
+	/* a per-CPU map's values come 8-byte aligned, one per CPU */
+	size_t vsz = (bpf_map__value_size(sm) + 7) & ~(size_t)7;
+	int ncpu = libbpf_num_possible_cpus(), c;
+	__u32 slot;
+	char *vals;
+
+	if (!a->skel->rodata->agg_pend)
+		return 0;
+	if (ncpu < 1)
+		return ncpu;
+	vals = calloc(ncpu, vsz);
+	if (!vals)
+		return -ENOMEM;
+	/* every slot of each CPU: the tasks' and the NMIs' (maps.bpf.h) */
+	for (slot = 0; slot < bpf_map__max_entries(sm); slot++) {
+		if (bpf_map__lookup_elem(sm, &slot, sizeof(slot), vals,
+					 ncpu * vsz, 0))
+			continue;
+		for (c = 0; c < ncpu; c++) {
+			const struct scry_pend *p = (void *)(vals + c * vsz);
+
+			if (p->state != SCRY_PEND_ADDING ||
+			    (int)p->key.map >= a->plan->nmaps)
+				continue;
+			pend_add(a, p->side ? a->skel->maps.aggs_alt :
+				 a->skel->maps.aggs, p);
+		}
+	}
+	free(vals);
+	return 0;
+}
+
 static int drain_stats(struct attach *a, struct report *r)
 {
 	__u64 total;

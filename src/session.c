@@ -991,6 +991,12 @@ int session_run(const struct scry_opts *o, const struct plan *p)
 	 * uprobes) waits until the answer is out, at the end.
 	 */
 	attach_stop(&s.a);
+	/* what the CPUs still add up goes into the maps, before any read */
+	if (s.a.skel) {
+		derr = drain_pend(&s.a);
+		if (derr)
+			log_err("reading the aggregation: %s", strerror(-derr));
+	}
 	/*
 	 * The stop that ended the wait is served: naming what was gathered
 	 * may take its time now. Another signal gives the names up and

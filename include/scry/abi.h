@@ -165,6 +165,28 @@ struct scry_val {
 	__u64 slots[SCRY_NBUCKETS];
 };
 
+/*
+ * A key that repeats on a CPU (bpf/prog.bpf.h: scry_aggregate): its first
+ * event goes into the map as any other, so the map holds every key in the
+ * order they came; from its next event in a row on, events add to this
+ * value, without atomics or a lookup, until another key comes on the CPU
+ * (then they are added to the map's) or the stop (then attach_stop()'s
+ * caller adds them: drain_pend()). It is the first member of each slot of
+ * the per-CPU `scratch` map, where the frontend finds it. Only where the
+ * maps are read once, at the end (attach.c: no --interval, no print(),
+ * clear() or zero() of a map from a clause).
+ */
+#define SCRY_PEND_SEEN		1	/* key's last event went to the map */
+#define SCRY_PEND_ADDING	2	/* val holds events not in the map */
+
+struct scry_pend {
+	__u32 state;		/* 0, SCRY_PEND_SEEN, SCRY_PEND_ADDING */
+	__u32 side;		/* the map it belongs to: aggs (0), aggs_alt */
+	__u64 slots;		/* which of val.slots are non-zero, a bit each */
+	struct scry_key key;
+	struct scry_val val;
+};
+
 /* Stack store: frames by content hash, one map for kernel and user stacks. */
 #define SCRY_STACK_KERNEL	(1U << 0)	/* frames are kernel addresses */
 #define SCRY_STACK_TRUNCATED	(1U << 1)	/* walk stopped at SCRY_MAX_FRAMES */

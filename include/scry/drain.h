@@ -46,6 +46,14 @@ int drain_aggs_each(struct attach *a, bool clear, drain_key_fn fn,
  */
 int drain_stat(const struct attach *a, __u32 id, __u64 *total);
 
+/*
+ * What each CPU added up of a key that repeated there and had not yet
+ * added to the map (abi.h: struct scry_pend), added now: after
+ * attach_stop(), before anything reads the aggregation. Returns 0 or
+ * -errno.
+ */
+int drain_pend(struct attach *a);
+
 /* The map drain_report() makes the main one. */
 int drain_main_map(const struct attach *a);
 
