@@ -217,6 +217,18 @@ static __always_inline void *scry_vars(void)
 	return side ? (void *)&vars_alt : (void *)&vars;
 }
 
+/*
+ * A map update's error, on every kernel: its low 32 bits. Until 6.4 the
+ * map ops returned int, and the verifier's rewrite of the helper into a
+ * direct call of the op left it zero-extended in r0 (6.1: -EEXIST, the
+ * other CPU's insert of the same new key, read 0xffffffef, and the event
+ * was counted a drop and lost).
+ */
+static __always_inline int scry_map_err(long ret)
+{
+	return (int)ret;
+}
+
 static __always_inline void scry_stat(__u32 which)
 {
 	__u64 *n = bpf_map_lookup_elem(&stats, &which);

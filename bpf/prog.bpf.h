@@ -76,8 +76,7 @@ static __always_inline __s64 scry_field(const struct scry_event *ev, __u8 f)
 static __always_inline __u64 scry_string_store(const struct scry_path *p)
 {
 	__u64 h = 0xcbf29ce484222325ULL;
-	long err;
-	int i;
+	int err, i;
 
 	for (i = 0; i < SCRY_PATH_MAX; i++) {
 		if (i >= p->len)
@@ -90,7 +89,7 @@ static __always_inline __u64 scry_string_store(const struct scry_path *p)
 		h = 1;
 	if (bpf_map_lookup_elem(&strings, &h))
 		return h;
-	err = bpf_map_update_elem(&strings, &h, p, BPF_NOEXIST);
+	err = scry_map_err(bpf_map_update_elem(&strings, &h, p, BPF_NOEXIST));
 	if (err && err != -EEXIST) {
 		scry_stat(SCRY_STAT_STRING_FULL);
 		return 0;
@@ -235,11 +234,12 @@ static __always_inline struct scry_val *scry_agg_val(void *map,
 						     const struct scry_key *key)
 {
 	struct scry_val *val = bpf_map_lookup_elem(map, key);
-	long err;
+	int err;
 
 	if (val)
 		return val;
-	err = bpf_map_update_elem(map, key, &scry_val_init, BPF_NOEXIST);
+	err = scry_map_err(bpf_map_update_elem(map, key, &scry_val_init,
+					       BPF_NOEXIST));
 	/*
 	 * -E2BIG: full, --max-keys. -ENOMEM: a map that fills as keys
 	 * arrive (attach.c) got no memory for one, however much room is

@@ -53,14 +53,14 @@ __u64 scry_stack_hash(const struct scry_stack *st)
 static __always_inline __u64 scry_stack_store(const struct scry_stack *st)
 {
 	__u64 id;
-	long err;
+	int err;
 
 	if (st->nr == 0)
 		return 0;
 	id = scry_stack_hash(st);
 	if (bpf_map_lookup_elem(&stacks, &id))
 		return id;
-	err = bpf_map_update_elem(&stacks, &id, st, BPF_NOEXIST);
+	err = scry_map_err(bpf_map_update_elem(&stacks, &id, st, BPF_NOEXIST));
 	/* -ENOMEM: not full, no memory (attach.c: alloc_on_demand) */
 	if (err && err != -EEXIST) {
 		scry_stat(err == -ENOMEM ? SCRY_STAT_STACK_NOMEM :
