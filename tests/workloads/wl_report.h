@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 static inline long long wl_now_ns(void)
 {
@@ -115,12 +116,45 @@ static inline void wl_call_end(void)
 }
 
 /*
+ * Time the hypervisor took from every CPU (/proc/stat's steal, in
+ * USER_HZ ticks), in ns; 0 where there is none to read. A sampling
+ * period with stolen time in it still ends in one sample of the task
+ * that was running, while the scheduler charged that task only the time
+ * it ran (CLOCK_PROCESS_CPUTIME_ID leaves steal out): so a profile may
+ * count up to steal / period samples more than cpu_ns gives.
+ */
+static inline long long wl_steal_ns(void)
+{
+	unsigned long long v[8] = { 0 };
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	return n == 8 && hz > 0 ? (long long)(v[7] * (1000000000ULL / hz)) : 0;
+}
+
+static long long wl_steal_start;
+
+__attribute__((constructor)) static void wl_report_start(void)
+{
+	if (getenv("WL_REPORT"))
+		wl_steal_start = wl_steal_ns();
+}
+
+/*
  * At exit: each phase as NAME_ns, NAME_vcsw, NAME_ivcsw, NAME_ivcsw_max
  * (NAME_ivcsw without wl_call_begin/end around it); cpu_ns, the CPU time of all the process's threads
  * (CLOCK_PROCESS_CPUTIME_ID: the scheduler's exact runtime, not ticks),
- * and switches, the number of times its main thread left the CPU
+ * switches, the number of times its main thread left the CPU
  * (voluntary + involuntary): each run between two switches is one
- * interval a profiler's sample grid cuts.
+ * interval a profiler's sample grid cuts; and steal_ns, the time the
+ * hypervisor took from all CPUs meanwhile (wl_steal_ns), to the next
+ * USER_HZ tick.
  */
 __attribute__((destructor)) static void wl_report_exit(void)
 {
@@ -147,6 +181,9 @@ __attribute__((destructor)) static void wl_report_exit(void)
 	wl_report("cpu_ns", ts.tv_sec * 1000000000LL + ts.tv_nsec);
 	if (!getrusage(RUSAGE_THREAD, &ru))
 		wl_report("switches", ru.ru_nvcsw + ru.ru_nivcsw);
+	/* + one tick each end: /proc/stat counts whole ticks */
+	wl_report("steal_ns", wl_steal_ns() - wl_steal_start +
+		  2 * (1000000000LL / sysconf(_SC_CLK_TCK)));
 }
 
 #endif /* SCRY_WL_REPORT_H */
