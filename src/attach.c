@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <scry/array.h>
 #include <scry/attach.h>
 #include <scry/corebtf.h>
 #include <scry/detach.h>
@@ -637,6 +638,16 @@ int attach_keep(struct attach *a, struct bpf_link *l)
 	return 0;
 }
 
+int attach_keep_fd(struct attach *a, int fd)
+{
+	int err = array_ensure(&a->slow_fds, &a->slow_fds_cap,
+			       sizeof(*a->slow_fds), a->nslow_fds + 1);
+
+	if (!err)
+		a->slow_fds[a->nslow_fds++] = fd;
+	return err;
+}
+
 int attach_prog(struct attach *a, struct bpf_program *prog)
 {
 	struct bpf_link *l;
@@ -869,13 +880,21 @@ static bool slow_detach(const struct attach *a)
 void attach_close(struct attach *a)
 {
 	int go = -1, i;
+	size_t k;
 
 	if (!a)
 		return;
+	/* first: a source may leave fds of its own to the child */
 	close_sources(a);
-	if (a->nlinks && slow_detach(a))
-		go = detach_fork(a->links, a->nlinks);
-	/* with a detach child holding the links, these only drop references */
+	if ((a->nlinks || a->nslow_fds) && slow_detach(a))
+		go = detach_fork(a->links, a->nlinks, a->slow_fds,
+				 a->nslow_fds);
+	/* with a detach child holding them, these only drop references */
+	for (k = 0; k < a->nslow_fds; k++)
+		close(a->slow_fds[k]);
+	free(a->slow_fds);
+	a->slow_fds = NULL;
+	a->nslow_fds = a->slow_fds_cap = 0;
 	for (i = 0; i < a->nlinks; i++)
 		bpf_link__destroy(a->links[i]);
 	a->nlinks = 0;

@@ -25,6 +25,8 @@ struct attach {
 	const struct scry_opts *opts;
 	struct bpf_link **links;	/* every attachment, destroyed on close */
 	int nlinks, links_cap;
+	int *slow_fds;			/* attach_keep_fd()'s, closed on close */
+	size_t nslow_fds, slow_fds_cap;
 	int cpid;			/* the -c command, for `cpid` */
 	int pids[SCRY_MAX_TARGETS];	/* processes filtered in the kernel */
 	__u8 states[SCRY_MAX_TARGETS];	/* SCRY_TARGET_* of each */
@@ -76,6 +78,14 @@ int attach_run_special(struct attach *a, bool end);
 
 /* Keep a link so attach_close() destroys it. */
 int attach_keep(struct attach *a, struct bpf_link *l);
+
+/*
+ * Keep @fd, whose last close waits for the kernel's grace periods (a
+ * uprobe perf event no program was attached to), for attach_close() to
+ * leave to the detach child with the links. Returns 0, or -ENOMEM: the
+ * caller closes it.
+ */
+int attach_keep_fd(struct attach *a, int fd);
 
 /*
  * Add a process to the kernel-side filter: SCRY_TARGET_TRACED (-p) or
