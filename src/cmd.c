@@ -380,12 +380,15 @@ static int recv_fd(int sock)
 }
 
 static void __attribute__((noreturn))
-child(struct cmd *c, int sock, int go, int errw)
+child(struct cmd *c, int sock, int go, int go_w, int errw)
 {
 	extern char **environ;
 	sigset_t none;
 	char b;
 	int fd, e;
+
+	/* scry's end (kill -9 mid-load too) must reach the read below */
+	close(go_w);
 
 	/* scry blocks its stop signals and ignores SIGPIPE: the command must not */
 	sigemptyset(&none);
@@ -452,7 +455,7 @@ struct cmd *cmd_start(const struct cmd_opts *o)
 		if (c->pid < 0)
 			e = -errno;
 		else if (c->pid == 0)
-			child(c, sock[1], go[0], err[1]);
+			child(c, sock[1], go[0], go[1], err[1]);
 	}
 	if (sock[1] >= 0)
 		close(sock[1]);

@@ -173,6 +173,39 @@ wait $sp
 check_status "SIGTERM: scry exits 0" $? 0 "$TMP/t.err"
 check "SIGTERM: a command ignoring SIGTERM is still ended (SIGKILL)" ended $kids
 
+# scry killed before it released the command (kill -9 while it loads):
+# the command, waiting for the release, sees scry's end and exits unrun
+# (it held the release pipe's other end itself, and waited forever,
+# holding scry's stdout and stderr)
+"$SCRY" -q offcpu -c "$SL 300" >/dev/null 2>"$TMP/kb.err" &
+sp=$!
+CLEANUP+=("kill -9 $sp")
+held=
+for i in $(seq 5000); do
+	held=$(cat "/proc/$sp/task/$sp/children" 2>/dev/null)
+	[ -n "$held" ] && break
+done
+held=${held%% *}
+if [ -z "$held" ]; then
+	fail "kill -9 before the release: no child of scry seen"
+elif [ "$(cat "/proc/$held/comm" 2>/dev/null)" != "$(basename "$SCRY")" ]; then
+	skip "kill -9 before the release" "the command was released already"
+else
+	{ kill -9 $sp; wait $sp; } 2>/dev/null
+	wait_exit_pid() {	# PID: a process that is not our child ends
+		for i in $(seq 100); do
+			[ -e "/proc/$1" ] || return 0
+			sleep 0.05
+		done
+		return 1
+	}
+	check "kill -9 before the release: the held command exits" \
+		wait_exit_pid "$held"
+	check "kill -9 before the release: the command never ran" \
+		bash -c "! pgrep -f '^$SL 300\$'"
+	kill -9 "$held" 2>/dev/null
+fi
+
 # --keep-running: left running, and it can still exec after scry is gone
 rm -f "$TMP/kept"
 "$SCRY" malloc -d 0.3 --keep-running -c "sleep 1; /bin/true && touch $TMP/kept" \
