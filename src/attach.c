@@ -474,6 +474,7 @@ static int load_engine(struct attach *a, bool cut)
 {
 	const struct plan *p = a->plan;
 	struct bpf_program *prog;
+	bool switch_end = false;
 	int err, i;
 
 	a->skel = open_engine(a, cut);
@@ -497,9 +498,13 @@ static int load_engine(struct attach *a, bool cut)
 	bpf_program__set_autoload(a->skel->progs.on_mmap_exit, p->key_ustack);
 	/*
 	 * a thread that exits leaves nothing parked behind, a process that
-	 * exits no generation; one that is freed is no target any more
+	 * exits no generation; one that is freed is no target any more. The
+	 * build that counts a switch-in never seen only where one may be.
 	 */
-	bpf_program__set_autoload(a->skel->progs.task_exit, true);
+	for (i = 0; i < p->nclauses; i++)
+		switch_end |= p->clauses[i].flags & SCRY_CL_SWITCH_END;
+	bpf_program__set_autoload(a->skel->progs.task_exit, !switch_end);
+	bpf_program__set_autoload(a->skel->progs.task_exit_unseen, switch_end);
 	bpf_program__set_autoload(a->skel->progs.task_free, true);
 	for (i = 0; i < p->nprobes; i++) {
 		const struct plan_probe *pp = &p->probes[i];
@@ -711,6 +716,7 @@ int attach_probes(struct attach *a)
 	 * reaped, ends that (proc.bpf.h).
 	 */
 	err = attach_prog(a, a->skel->progs.task_exit);
+	err = err ? : attach_prog(a, a->skel->progs.task_exit_unseen);
 	err = err ? : attach_prog(a, a->skel->progs.task_free);
 	err = err ? : attach_prog(a, a->skel->progs.follow_fork);
 	err = err ? : attach_prog(a, a->skel->progs.on_exec);
