@@ -111,24 +111,36 @@ static bool is_simple(const char *line)
 	       !shell_word(line, strcspn(line, " \t"));
 }
 
-/* A program named without a '/' is looked up on PATH, as execvp does. */
-static int find_program(const char *prog)
+/*
+ * A program named without a '/' is looked up on PATH, as execvp does;
+ * the file found into @out (@len bytes, NULL: not wanted).
+ */
+static int find_program(const char *prog, char *out, size_t len)
 {
 	const char *env = getenv("PATH"), *p;
 	char path[2 * PATH_MAX + 2];
 
-	if (strchr(prog, '/'))
-		return access(prog, X_OK) ? -errno : 0;
+	if (strchr(prog, '/')) {
+		if (access(prog, X_OK))
+			return -errno;
+		if (out && snprintf(out, len, "%s", prog) >= (int)len)
+			return -ENAMETOOLONG;
+		return 0;
+	}
 	for (p = env ? env : "/usr/bin:/bin"; *p; p += *p == ':') {
-		size_t len = strcspn(p, ":");
+		size_t n = strcspn(p, ":");
 
-		if (len < PATH_MAX) {
-			snprintf(path, sizeof(path), "%.*s/%s", (int)len, p,
+		if (n < PATH_MAX) {
+			snprintf(path, sizeof(path), "%.*s/%s", (int)n, p,
 				 prog);
-			if (access(path, X_OK) == 0)
+			if (access(path, X_OK) == 0) {
+				if (out && snprintf(out, len, "%s", path) >=
+					   (int)len)
+					return -ENAMETOOLONG;
 				return 0;
+			}
 		}
-		p += len;
+		p += n;
 	}
 	return -ENOENT;
 }
@@ -217,7 +229,7 @@ int cmd_check(const struct cmd_opts *o)
 	}
 	memcpy(prog, line, n);
 	prog[n] = '\0';
-	err = find_program(prog);
+	err = find_program(prog, NULL, 0);
 	if (err == -ENOENT && !strchr(prog, '/'))
 		log_err("-c: %s: command not found", prog);
 	else if (err)
@@ -510,6 +522,27 @@ int cmd_release(struct cmd *c)
 	return 0;
 }
 
+static bool elf_interp(int fd, char *buf, size_t len);
+static int open_checked(int dirfd, const char *path, bool in_root);
+
+int cmd_files(const struct cmd *c, char *exe, size_t elen, char *interp,
+	      size_t ilen)
+{
+	int err, fd;
+
+	*interp = '\0';
+	err = find_program(c->argv[0], exe, elen);
+	if (err)
+		return err;
+	fd = open_checked(AT_FDCWD, exe, false);
+	if (fd < 0)
+		return fd;
+	if (!elf_interp(fd, interp, ilen))
+		*interp = '\0';
+	close(fd);
+	return 0;
+}
+
 /* ---- serving held execs and mmaps ---------------------------------- */
 
 /* A NUL-terminated string at @addr in @pid's memory, page by page. */
@@ -612,11 +645,16 @@ static bool shebang(int fd, char *buf, size_t len)
 /* PT_INTERP of the ELF file at @fd (ld.so), into @buf; false if none. */
 static bool elf_interp(int fd, char *buf, size_t len)
 {
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *e;
 	size_t n, i;
 	GElf_Phdr ph;
 	bool found = false;
 
+	/* libelf opens nothing before a version is set: cmd_files() may be
+	 * its first use */
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return false;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!e)
 		return false;
 	if (elf_kind(e) == ELF_K_ELF && !elf_getphdrnum(e, &n)) {
