@@ -28,6 +28,18 @@
 #include <scry/session.h>
 #include <scry/source.h>
 #include "scry.skel.h"
+#include "scry_all.skel.h"
+
+/* scry_all's bytes are opened with scry's skeleton: the same data */
+_Static_assert(sizeof(struct scry__rodata) == sizeof(struct scry_all__rodata),
+	       "the two engine builds' .rodata differ");
+_Static_assert(sizeof(struct scry__bss) == sizeof(struct scry_all__bss),
+	       "the two engine builds' .bss differ");
+_Static_assert(sizeof(struct scry__data) == sizeof(struct scry_all__data),
+	       "the two engine builds' .data differ");
+_Static_assert(sizeof(struct scry__kconfig) ==
+	       sizeof(struct scry_all__kconfig),
+	       "the two engine builds' .kconfig differ");
 
 bool attach_dwarf(const struct attach *a)
 {
@@ -300,11 +312,11 @@ static int check_memory(struct attach *a)
  * go of. They are clean pages of scry's own file, read again if anything
  * touches them; the page cache keeps them for the next run.
  */
-static void engine_bytes_release(void)
+static void engine_bytes_release(bool all)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
 	size_t size = 0;
-	const void *bytes = scry__elf_bytes(&size);
+	const void *bytes = attach_engine_bytes(all, &size);
 
 	lo = ((uintptr_t)bytes + page - 1) & ~(page - 1);
 	hi = ((uintptr_t)bytes + size) & ~(page - 1);
@@ -451,6 +463,33 @@ static void alloc_on_demand(struct attach *a)
 				       BPF_F_NO_PREALLOC);
 }
 
+const void *attach_engine_bytes(bool all, size_t *size)
+{
+	return all ? scry_all__elf_bytes(size) : scry__elf_bytes(size);
+}
+
+/* scry__open_opts(), with the object's bytes picked */
+struct scry *attach_engine_open(bool all, const struct bpf_object_open_opts *oo)
+{
+	struct scry *obj = calloc(1, sizeof(*obj));
+	int err;
+
+	if (!obj)
+		return NULL;
+	err = scry__create_skeleton(obj);
+	if (!err) {
+		obj->skeleton->data = (void *)attach_engine_bytes(all,
+						&obj->skeleton->data_sz);
+		err = bpf_object__open_skeleton(obj->skeleton, oo);
+	}
+	if (err) {
+		scry__destroy(obj);
+		errno = -err;
+		return NULL;
+	}
+	return obj;
+}
+
 /*
  * The target BTF for CO-RE: the cached cut of vmlinux BTF (corebtf.c),
  * with @cut; all of vmlinux BTF, libbpf's default, without.
@@ -463,7 +502,9 @@ static struct scry *open_engine(struct attach *a, bool cut)
 	char path[40];
 	int fd = -1;
 
-	obj = scry__elf_bytes(&objsz);
+	/* plans of one clause use its slot 0 (plan.c numbers from 0) */
+	a->engine_all = a->plan->nclauses > 1;
+	obj = attach_engine_bytes(a->engine_all, &objsz);
 	if (cut)
 		fd = corebtf_open(COREBTF_DIR, obj, objsz, a->plan->env->btf);
 	if (fd >= 0) {
@@ -474,7 +515,7 @@ static struct scry *open_engine(struct attach *a, bool cut)
 	/* libbpf copies the path and opens it at load: the fd is kept till
 	 * then (open_and_load) */
 	a->corebtf_fd = fd;
-	return scry__open_opts(&oo);
+	return attach_engine_open(a->engine_all, &oo);
 }
 
 static int load_engine(struct attach *a, bool cut)
@@ -526,7 +567,7 @@ static int load_engine(struct attach *a, bool cut)
 	alloc_on_demand(a);
 	err = scry__load(a->skel);
 	if (!err) {
-		engine_bytes_release();
+		engine_bytes_release(a->engine_all);
 		warm_caches(a);
 	}
 	/* maps are created first, and nothing else in a load takes as much */
@@ -563,7 +604,7 @@ int attach_load(struct attach *a)
 	 */
 	if (a->corebtf && (err == -EINVAL || err == -ESRCH)) {
 		size_t objsz;
-		const void *obj = scry__elf_bytes(&objsz);
+		const void *obj = attach_engine_bytes(a->engine_all, &objsz);
 
 		log_debug("loading with the cached CO-RE target BTF: %s: "
 			  "again with all of vmlinux BTF", strerror(-err));

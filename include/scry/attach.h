@@ -12,6 +12,7 @@
 #include <scry/plan.h>
 
 struct scry;
+struct bpf_object_open_opts;
 struct obj_cache;
 struct cmd_file;
 struct bpf_link;
@@ -35,6 +36,7 @@ struct attach {
 	bool follow_forks;		/* children of targets become targets (-c) */
 	bool usage_error;		/* failed on what the user wrote (exit 2) */
 	struct mapmem need;		/* kernel memory the sized maps take */
+	bool engine_all;		/* the engine with every clause slot */
 	bool corebtf;			/* CO-RE against corebtf.c's cut */
 	int corebtf_fd;			/* that cut, open until the load */
 	struct obj_cache *objs;		/* the file cache, shared with symbols */
@@ -43,6 +45,15 @@ struct attach {
 	void *priv;			/* the source's own (source.h: close) */
 	struct selfprog *self;		/* its programs' JIT code (drain) */
 };
+
+/*
+ * The engine's object (bpf/scry.bpf.c, built twice: Makefile): with
+ * clause slot 0 alone, for plans of one clause, or (@all) with every
+ * slot. attach_engine_open() opens either with the skeleton, whose
+ * programs, maps and data both have. NULL, errno set, on failure.
+ */
+const void *attach_engine_bytes(bool all, size_t *size);
+struct scry *attach_engine_open(bool all, const struct bpf_object_open_opts *oo);
 
 /*
  * Open, configure and load the engine for a->plan and a->opts, with
