@@ -163,10 +163,12 @@ static void configure(struct attach *a)
 
 /*
  * Where the kernel traces targets only (-c, -p), a process gets a
- * generation (gens) and is announced (seen) only while it is a target,
- * and its end lets go of all three (proc.bpf.h: scry_proc_exit, _free):
- * neither needs more entries than targets has. offcpu preallocates both:
- * 32,768 entries each were ~0.9 ms of its start apiece.
+ * generation (gens), is announced (seen) and has a DWARF mapping list
+ * (unwind_procs: written for targets, copied at their forks) only while
+ * it is a target, and its end lets go of all of them (proc.bpf.h:
+ * scry_proc_exit, _free): none needs more entries than targets has.
+ * offcpu preallocates gens and seen: 32,768 entries each were ~0.9 ms of
+ * its start apiece; unwind_procs' 32,768 buckets were 0.3-0.4 ms.
  */
 static void size_per_target(struct attach *a)
 {
@@ -177,6 +179,8 @@ static void size_per_target(struct attach *a)
 		bpf_map__set_max_entries(s->maps.seen, n);
 	if (bpf_map__max_entries(s->maps.gens) > n)
 		bpf_map__set_max_entries(s->maps.gens, n);
+	if (bpf_map__max_entries(s->maps.unwind_procs) > n)
+		bpf_map__set_max_entries(s->maps.unwind_procs, n);
 }
 
 static void size_maps(struct attach *a)

@@ -689,8 +689,9 @@ static void unwind_report(const struct session *s)
 			"4096 files' tables already loaded");
 	if (st->procs_failed)
 		fprintf(stderr, "scry: unwind tables not given to %zu "
-			"processes (32768 processes' lists already loaded)\n",
-			st->procs_failed);
+			"processes (%u processes' lists already loaded)\n",
+			st->procs_failed, bpf_map__max_entries(
+				s->a.skel->maps.unwind_procs));
 	if (!(s->o->stats || s->o->verbose))
 		return;
 	fprintf(stderr, "scry: unwind tables: %zu files, %zu tables, %u row and index slots "
