@@ -392,15 +392,25 @@ static int recv_fd(int sock)
 }
 
 static void __attribute__((noreturn))
-child(struct cmd *c, int sock, int go, int go_w, int errw)
+child(struct cmd *c, const int sock_pair[2], const int go_pipe[2],
+      const int err_pipe[2])
 {
 	extern char **environ;
+	int sock = sock_pair[1], go = go_pipe[0], errw = err_pipe[1];
 	sigset_t none;
 	char b;
 	int fd, e;
 
-	/* scry's end (kill -9 mid-load too) must reach the read below */
-	close(go_w);
+	/*
+	 * scry's ends are scry's alone, or its end (kill -9 mid-load too)
+	 * would never show: the release pipe's write end held here kept
+	 * the read below waiting, and the socket's, holding the listener in
+	 * flight, kept the filter's calls waiting for a listener no one
+	 * would read (the exit_group of the give-up below among them)
+	 */
+	close(sock_pair[0]);
+	close(go_pipe[1]);
+	close(err_pipe[0]);
 
 	/* scry blocks its stop signals and ignores SIGPIPE: the command must not */
 	sigemptyset(&none);
@@ -467,7 +477,7 @@ struct cmd *cmd_start(const struct cmd_opts *o)
 		if (c->pid < 0)
 			e = -errno;
 		else if (c->pid == 0)
-			child(c, sock[1], go[0], go[1], err[1]);
+			child(c, sock, go, err);
 	}
 	if (sock[1] >= 0)
 		close(sock[1]);

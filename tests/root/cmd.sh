@@ -176,31 +176,30 @@ check "SIGTERM: a command ignoring SIGTERM is still ended (SIGKILL)" ended $kids
 # scry killed before it released the command (kill -9 while it loads):
 # the command, waiting for the release, sees scry's end and exits unrun
 # (it held the release pipe's other end itself, and waited forever,
-# holding scry's stdout and stderr)
+# holding scry's stdout and stderr). scry is stopped first: a child that
+# has not exec'ed by then never will (released or not, its exec waits
+# for scry's answer, cmd.c), and then scry is killed.
 "$SCRY" -q offcpu -c "$SL 300" >/dev/null 2>"$TMP/kb.err" &
 sp=$!
 CLEANUP+=("kill -9 $sp")
+# (read, a builtin: the loop forks nothing, and sees the child within
+# microseconds of its fork, the load's ~10 ms before the release)
 held=
-for i in $(seq 5000); do
-	held=$(cat "/proc/$sp/task/$sp/children" 2>/dev/null)
+for ((i = 0; i < 100000; i++)); do
+	read -r held _ <"/proc/$sp/task/$sp/children" 2>/dev/null
 	[ -n "$held" ] && break
 done
-held=${held%% *}
+kill -STOP $sp
 if [ -z "$held" ]; then
 	fail "kill -9 before the release: no child of scry seen"
 elif [ "$(cat "/proc/$held/comm" 2>/dev/null)" != "$(basename "$SCRY")" ]; then
-	skip "kill -9 before the release" "the command was released already"
+	fail "kill -9 before the release: the command had exec'ed before scry was stopped"
+	kill -9 "$held"
 else
 	{ kill -9 $sp; wait $sp; } 2>/dev/null
-	wait_exit_pid() {	# PID: a process that is not our child ends
-		for i in $(seq 100); do
-			[ -e "/proc/$1" ] || return 0
-			sleep 0.05
-		done
-		return 1
-	}
+	for i in $(seq 100); do ended "$held" && break; sleep 0.05; done
 	check "kill -9 before the release: the held command exits" \
-		wait_exit_pid "$held"
+		ended "$held"
 	check "kill -9 before the release: the command never ran" \
 		bash -c "! pgrep -f '^$SL 300\$'"
 	kill -9 "$held" 2>/dev/null
