@@ -17,7 +17,6 @@
 #include <scry/bind.h>
 #include <scry/cmd.h>
 #include <scry/expr.h>
-#include <scry/fsafe.h>
 #include <scry/list.h>
 #include <scry/log.h>
 #include <scry/obj.h>
@@ -177,10 +176,8 @@ struct bound {
 	unsigned int next;
 	struct { __u64 dev, ino; } files[BOUND_FILES];	/* probed files */
 	int nfiles;
-	/* libc's uprobes opened while the engine loads (early_start) */
-	struct uprobe_early *early[2];	/* the entry's; a uretprobe's return */
-	int early_fd;			/* libc, open while they are */
-	__u64 early_dev, early_ino, early_off;
+	/* libc's uprobes, opened while the engine loads (early_start) */
+	struct uprobe_early *early;
 };
 
 static bool lib_any(const struct plan_probe *pp)
@@ -209,33 +206,16 @@ static struct bound *bound_of(struct attach *a, const struct plan_probe *pp)
  */
 static void early_start(struct attach *a, const struct plan_probe *pp)
 {
-	char path[PATH_MAX], self[32];
+	char path[PATH_MAX];
 	struct bound *b;
-	struct stat st;
-	struct obj *o;
-	int fd;
 
 	if (!lib_any(pp) || !a->follow_forks || !a->holds ||
 	    resolve_lib("libc", -1, path, sizeof(path), NULL, 0))
 		return;
 	b = bound_of(a, pp);
-	fd = b ? fsafe_open(path, NULL, &st) : -1;
-	if (fd < 0)
-		return;
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-	o = obj_cache_fd(a->objs, fd, path);
-	if (!o || !obj_elf(o) ||
-	    !bind_exports(obj_elf(o), pp->target[1], false) ||
-	    resolve_func(self, pp->target[1], &b->early_off, NULL, 0) ||
-	    !(b->early[0] = uprobe_early_start(fd, b->early_off, false))) {
-		close(fd);
-		return;
-	}
-	if (pp->src == &source_uretprobe)
-		b->early[1] = uprobe_early_start(fd, b->early_off, true);
-	b->early_fd = fd;
-	b->early_dev = st.st_dev;
-	b->early_ino = st.st_ino;
+	if (b)
+		b->early = uprobe_early_start(path, pp->target[1],
+					      pp->src == &source_uretprobe);
 }
 
 /*
@@ -253,31 +233,35 @@ static int early_attach(struct attach *a, const struct plan_probe *pp,
 	};
 	struct bpf_program *prog;
 	char what[256];
-	int i, pfd;
+	int i, n, err = 0, pfd[2];
+	__u64 off;
 
-	if (!b->early[0] || b->early_dev != st->st_dev ||
-	    b->early_ino != st->st_ino)
+	if (!b->early || uprobe_early_take(b->early, st->st_dev, st->st_ino,
+					   pfd, &off))
 		return -ENOENT;
 	probe_text(pp, what, sizeof(what));
-	for (i = 0; i < 2 && b->early[i]; i++) {
-		pfd = uprobe_early_take(b->early[i]);
-		if (pfd < 0 && !i)
-			return -ENOENT;
-		prog = attach_clause_prog(a, prog_names[i], pp->clause);
-		if (pfd < 0 || !prog) {
-			errno = pfd < 0 ? -pfd : ENOENT;
-			return keep(a, NULL, what, -1);
+	n = pp->src == &source_uretprobe ? 2 : 1;
+	for (i = 0; i < n; i++) {
+		prog = err ? NULL : attach_clause_prog(a, prog_names[i],
+						       pp->clause);
+		if (!err && (pfd[i] < 0 || !prog)) {
+			errno = pfd[i] < 0 ? -pfd[i] : ENOENT;
+			err = keep(a, NULL, what, -1);
+		} else if (!err) {
+			err = keep(a, bpf_program__attach_perf_event_opts(
+					      prog, pfd[i], &opts), what, -1);
+			if (!err)
+				continue;
 		}
-		if (keep(a, bpf_program__attach_perf_event_opts(prog, pfd,
-								 &opts),
-			 what, -1)) {
-			close(pfd);
-			return -1;
-		}
+		/* not attached: closed here, its unregistering waited for */
+		if (pfd[i] >= 0)
+			close(pfd[i]);
 	}
-	log_debug("%s: libc at file offset 0x%llx (all processes, opened "
-		  "early)", pp->target[1], (unsigned long long)b->early_off);
-	return 0;
+	if (!err)
+		log_debug("%s: libc at file offset 0x%llx (all processes, "
+			  "opened early)", pp->target[1],
+			  (unsigned long long)off);
+	return err ? -1 : 0;
 }
 
 static int uprobe_prepare(struct attach *a, const struct plan_probe *pp)
@@ -420,17 +404,13 @@ static void uprobe_on_file(struct attach *a, const struct cmd_file *f)
 static void uprobe_close(struct attach *a)
 {
 	struct bound *b = a->priv;
-	int i, j, fd;
+	int i, j, pfd[2];
 
 	for (i = 0; b && i < PLAN_MAX_PROBES; i++) {
-		if (!b[i].early[0])
-			continue;
-		for (j = 0; j < 2; j++) {
-			fd = uprobe_early_free(b[i].early[j]);
-			if (fd >= 0 && attach_keep_fd(a, fd))
-				close(fd);
-		}
-		close(b[i].early_fd);
+		uprobe_early_free(b[i].early, pfd);
+		for (j = 0; j < 2; j++)
+			if (pfd[j] >= 0 && attach_keep_fd(a, pfd[j]))
+				close(pfd[j]);
 	}
 	free(a->priv);
 	a->priv = NULL;

@@ -16,26 +16,30 @@
 struct uprobe_early;
 
 /*
- * Open, on a new thread, a disabled uprobe (@retprobe: uretprobe) perf
- * event at file offset @offset of the file open at @fd, for all
- * processes. @fd must stay open until uprobe_early_free(). Returns NULL
+ * On a new thread: open the file at @path (fsafe.h) and, if it exports
+ * @func for others to bind to (bind.h), a disabled uprobe perf event at
+ * @func (with @ret, a uretprobe's too), for all processes. Returns NULL
  * (errno set) when it cannot: no uprobe PMU (libbpf's tracefs fallback
  * is left to the usual attach), no thread.
  */
-struct uprobe_early *uprobe_early_start(int fd, __u64 offset, bool retprobe);
+struct uprobe_early *uprobe_early_start(const char *path, const char *func,
+					bool ret);
 
 /*
- * Wait for the open and take its perf event fd, which the caller owns
- * from then on (a libbpf link made on it closes it). Returns the fd or
- * -errno; a second call returns -EALREADY.
+ * Wait for the thread. If it probed the file of @dev, @ino: its events'
+ * fds into @pfd (the entry's; the return's, or -errno when it failed),
+ * which the caller owns from then on (a libbpf link made on one closes
+ * it), @func's file offset into @off, and 0. -ENOENT: another file,
+ * nothing probed, or taken already.
  */
-int uprobe_early_take(struct uprobe_early *u);
+int uprobe_early_take(struct uprobe_early *u, __u64 dev, __u64 ino,
+		      int pfd[2], __u64 *off);
 
 /*
- * Wait for the open; the perf event fd if it was never taken (-1 if
- * none), for the caller to close, then free @u (NULL-safe). Its close
- * waits for the uprobe's unregistering, as a uprobe link's does.
+ * Wait for the thread; the events never taken into @pfd (-1 for none),
+ * for the caller to close, and free @u (NULL-safe). Their close waits
+ * for the uprobe's unregistering, as a uprobe link's does.
  */
-int uprobe_early_free(struct uprobe_early *u);
+void uprobe_early_free(struct uprobe_early *u, int pfd[2]);
 
 #endif /* SCRY_UPROBE_EARLY_H */
