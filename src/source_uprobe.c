@@ -213,7 +213,8 @@ static void early_start(struct attach *a, const struct plan_probe *pp)
 	    resolve_lib("libc", -1, path, sizeof(path), NULL, 0))
 		return;
 	b = bound_of(a, pp);
-	if (b)
+	/* (a second load, with all of vmlinux BTF, finds it started) */
+	if (b && !b->early)
 		b->early = uprobe_early_start(path, pp->target[1],
 					      pp->src == &source_uretprobe);
 }
