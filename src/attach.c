@@ -473,7 +473,8 @@ const void *attach_engine_bytes(bool all, size_t *size)
 }
 
 /* scry__open_opts(), with the object's bytes picked */
-struct scry *attach_engine_open(bool all, const struct bpf_object_open_opts *oo)
+struct scry *attach_engine_open(bool all,
+				const struct bpf_object_open_opts *oo)
 {
 	struct scry *obj = calloc(1, sizeof(*obj));
 	int err;

@@ -53,7 +53,8 @@ struct attach {
  * programs, maps and data both have. NULL, errno set, on failure.
  */
 const void *attach_engine_bytes(bool all, size_t *size);
-struct scry *attach_engine_open(bool all, const struct bpf_object_open_opts *oo);
+struct scry *attach_engine_open(bool all,
+				const struct bpf_object_open_opts *oo);
 
 /*
  * Open, configure and load the engine for a->plan and a->opts, with

@@ -193,7 +193,8 @@ kill -STOP $sp
 if [ -z "$held" ]; then
 	fail "kill -9 before the release: no child of scry seen"
 elif [ "$(cat "/proc/$held/comm" 2>/dev/null)" != "$(basename "$SCRY")" ]; then
-	fail "kill -9 before the release: the command had exec'ed before scry was stopped"
+	fail "kill -9 before the release: the command had exec'ed" \
+		"before scry was stopped"
 	kill -9 "$held"
 else
 	{ kill -9 $sp; wait $sp; } 2>/dev/null
