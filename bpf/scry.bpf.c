@@ -32,8 +32,18 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* One program of each adapter per clause slot: X(0) ... X(7). */
+/*
+ * One program of each adapter per clause slot: X(0) ... X(7). The engine
+ * is built twice (Makefile): with every slot, and with slot 0 alone
+ * (SCRY_ONE_CLAUSE) for plans of one clause, as every question is:
+ * libbpf reads the whole object at each start, 1.5 MiB of it against
+ * 0.4 MiB (~1.5 ms against 0.5). Both have the same maps and data.
+ */
+#ifdef SCRY_ONE_CLAUSE
+#define SCRY_CLAUSES(X) X(0)
+#else
 #define SCRY_CLAUSES(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#endif
 
 /* commit 2f064a59a11f ("sched: Change task_struct::state") renamed it */
 struct task_struct___old {
@@ -325,9 +335,13 @@ SCRY_CLAUSES(OFFCPU)
  * the clauses with an end parked for it. But it is running its exit: an
  * off-CPU period still parked ended at a switch-in no program saw
  * (scry_end_unseen), and is counted. A process that is gone is no
- * target any more (proc.bpf.h).
+ * target any more (proc.bpf.h). @unseen: a build for plans with such a
+ * clause; the other holds no call of the clauses' interpreter (3,700 of
+ * its 4,100 instructions, each gone through by the verifier's passes
+ * over the whole program: ~1 ms of a syscall question's load).
  */
-static __always_inline int on_exit(void *ctx, struct task_struct *p)
+static __always_inline int on_exit(void *ctx, struct task_struct *p,
+				   bool unseen)
 {
 	__u32 tid = BPF_CORE_READ(p, pid);
 	__u64 key;
@@ -338,7 +352,7 @@ static __always_inline int on_exit(void *ctx, struct task_struct *p)
 	for (c = 0; c < SCRY_MAX_CLAUSES; c++) {
 		if (!(clauses[c].flags & SCRY_CL_END))
 			continue;
-		if (clauses[c].flags & SCRY_CL_SWITCH_END) {
+		if (unseen && (clauses[c].flags & SCRY_CL_SWITCH_END)) {
 			/* looked up and checked here: 6.1's verifier refused
 			 * the address clang computed from it before the check */
 			struct scry_scratch *s = scry_scratch();
@@ -357,11 +371,18 @@ static __always_inline int on_exit(void *ctx, struct task_struct *p)
 
 /*
  * raw_tp, not tp_btf, as sched_switch: on_exit reads through CO-RE.
+ * attach.c loads one of the two.
  */
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(task_exit, struct task_struct *p)
 {
-	return on_exit(ctx, p);
+	return on_exit(ctx, p, false);
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(task_exit_unseen, struct task_struct *p)
+{
+	return on_exit(ctx, p, true);
 }
 
 /* An RCU callback, in no task of its own: it reads only @p. */
@@ -557,8 +578,14 @@ static __always_inline bool scry_syscall_wanted(long nr, __u32 c)
 	return clauses[c].syscall_set[(nr >> 6) & 7] & (1ULL << (nr & 63));
 }
 
+/*
+ * @user: the build for clauses that take user stacks; the other passes no
+ * registers on, so the DWARF walker's functions are not in its program
+ * at all (~1,300 instructions, and the verifier's passes over them: ~0.5
+ * ms of each syscall program's load; attach.c: source_syscall.c picks).
+ */
 static __always_inline int on_sys_enter(void *ctx, struct pt_regs *regs,
-					long nr, __u32 c)
+					long nr, __u32 c, bool user)
 {
 	struct scry_scratch *s;
 	struct scry_uregs ur;
@@ -593,18 +620,20 @@ static __always_inline int on_sys_enter(void *ctx, struct pt_regs *regs,
 			scry_stat(SCRY_STAT_PATH_ERR);
 		s->ev.path = scry_string_store(&s->path);
 	}
-	ur.ip = BPF_CORE_READ(regs, ip);
-	ur.sp = BPF_CORE_READ(regs, sp);
-	ur.bp = BPF_CORE_READ(regs, bp);
+	if (user) {
+		ur.ip = BPF_CORE_READ(regs, ip);
+		ur.sp = BPF_CORE_READ(regs, sp);
+		ur.bp = BPF_CORE_READ(regs, bp);
+	}
 	if (clauses[c].flags & SCRY_CL_ENTRY)
-		scry_fire(ctx, s, &ur, c);
+		scry_fire(ctx, s, user ? &ur : NULL, c);
 	else
-		scry_begin(ctx, s, &ur, c);
+		scry_begin(ctx, s, user ? &ur : NULL, c);
 	return 0;
 }
 
 static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs,
-				       long ret, __u32 c)
+				       long ret, __u32 c, bool user)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	long nr = BPF_CORE_READ(regs, orig_ax);
@@ -626,10 +655,12 @@ static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs,
 	s = scry_scratch();
 	if (!s)
 		return 0;
-	ur.ip = BPF_CORE_READ(regs, ip);
-	ur.sp = BPF_CORE_READ(regs, sp);
-	ur.bp = BPF_CORE_READ(regs, bp);
-	scry_end(ctx, s, tid, ret, &ur, c);
+	if (user) {
+		ur.ip = BPF_CORE_READ(regs, ip);
+		ur.sp = BPF_CORE_READ(regs, sp);
+		ur.bp = BPF_CORE_READ(regs, bp);
+	}
+	scry_end(ctx, s, tid, ret, user ? &ur : NULL, c);
 	return 0;
 }
 
@@ -707,10 +738,16 @@ SCRY_CLAUSES(URING)
 #define SYSCALLS(c)							\
 SEC("raw_tp/sys_enter")							\
 int BPF_PROG(sys_enter_##c, struct pt_regs *regs, long nr)		\
-{ return on_sys_enter(ctx, regs, nr, c); }				\
+{ return on_sys_enter(ctx, regs, nr, c, true); }			\
 SEC("raw_tp/sys_exit")							\
 int BPF_PROG(sys_exit_##c, struct pt_regs *regs, long ret)		\
-{ return on_sys_exit(ctx, regs, ret, c); }
+{ return on_sys_exit(ctx, regs, ret, c, true); }			\
+SEC("raw_tp/sys_enter")							\
+int BPF_PROG(sys_enter_nu_##c, struct pt_regs *regs, long nr)		\
+{ return on_sys_enter(ctx, regs, nr, c, false); }			\
+SEC("raw_tp/sys_exit")							\
+int BPF_PROG(sys_exit_nu_##c, struct pt_regs *regs, long ret)		\
+{ return on_sys_exit(ctx, regs, ret, c, false); }
 SCRY_CLAUSES(SYSCALLS)
 
 /* ---- perf events: profile, interval, software, hardware ------------- */

@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <scry/array.h>
 #include <scry/attach.h>
 #include <scry/corebtf.h>
 #include <scry/detach.h>
@@ -27,6 +28,18 @@
 #include <scry/session.h>
 #include <scry/source.h>
 #include "scry.skel.h"
+#include "scry_all.skel.h"
+
+/* scry_all's bytes are opened with scry's skeleton: the same data */
+_Static_assert(sizeof(struct scry__rodata) == sizeof(struct scry_all__rodata),
+	       "the two engine builds' .rodata differ");
+_Static_assert(sizeof(struct scry__bss) == sizeof(struct scry_all__bss),
+	       "the two engine builds' .bss differ");
+_Static_assert(sizeof(struct scry__data) == sizeof(struct scry_all__data),
+	       "the two engine builds' .data differ");
+_Static_assert(sizeof(struct scry__kconfig) ==
+	       sizeof(struct scry_all__kconfig),
+	       "the two engine builds' .kconfig differ");
 
 bool attach_dwarf(const struct attach *a)
 {
@@ -56,12 +69,15 @@ static void configure_program(struct attach *a)
 {
 	const struct plan *p = a->plan;
 	struct scry__rodata *ro = a->skel->rodata;
+	bool roles[3] = { false };
 	int i, j, k;
 
 	for (i = 0; i < p->nclauses; i++) {
 		const struct plan_clause *cl = &p->clauses[i];
 		struct scry_clause_def *d = (void *)&ro->clauses[i];
 
+		if (cl->flags & SCRY_CL_FDPATH)
+			roles[cl->fd_role < 3 ? cl->fd_role : 0] = true;
 		d->flags = cl->flags;
 		d->fd_role = cl->fd_role;
 		memcpy(d->begin, cl->begin, sizeof(d->begin));
@@ -99,9 +115,13 @@ static void configure_program(struct attach *a)
 		memcpy((void *)&ro->outdefs[i], &p->outs[i].def,
 		       sizeof(p->outs[i].def));
 	memcpy((void *)ro->lits, p->lits, sizeof(p->lits));
-	/* which argument is the fd of each path role, per syscall */
+	/*
+	 * which argument is the fd of each path role, per syscall: for the
+	 * roles a clause reads (bpf/scry.bpf.c: on_sys_enter), as each is
+	 * 512 searches of the syscall table (~0.1 ms)
+	 */
 	for (i = 0; i < 3; i++) {
-		for (j = 0; j < 512; j++) {
+		for (j = 0; roles[i] && j < 512; j++) {
 			int arg = plan_syscall_fd_arg(j, i);
 
 			((__u8 *)ro->fdpath_args[i])[j] = arg > 0 ? arg : 0;
@@ -166,10 +186,12 @@ static void configure(struct attach *a)
 
 /*
  * Where the kernel traces targets only (-c, -p), a process gets a
- * generation (gens) and is announced (seen) only while it is a target,
- * and its end lets go of all three (proc.bpf.h: scry_proc_exit, _free):
- * neither needs more entries than targets has. offcpu preallocates both:
- * 32,768 entries each were ~0.9 ms of its start apiece.
+ * generation (gens), is announced (seen) and has a DWARF mapping list
+ * (unwind_procs: written for targets, copied at their forks) only while
+ * it is a target, and its end lets go of all of them (proc.bpf.h:
+ * scry_proc_exit, _free): none needs more entries than targets has.
+ * offcpu preallocates gens and seen: 32,768 entries each were ~0.9 ms of
+ * its start apiece; unwind_procs' 32,768 buckets were 0.3-0.4 ms.
  */
 static void size_per_target(struct attach *a)
 {
@@ -180,6 +202,8 @@ static void size_per_target(struct attach *a)
 		bpf_map__set_max_entries(s->maps.seen, n);
 	if (bpf_map__max_entries(s->maps.gens) > n)
 		bpf_map__set_max_entries(s->maps.gens, n);
+	if (bpf_map__max_entries(s->maps.unwind_procs) > n)
+		bpf_map__set_max_entries(s->maps.unwind_procs, n);
 }
 
 static void size_maps(struct attach *a)
@@ -315,11 +339,11 @@ static int check_memory(struct attach *a)
  * go of. They are clean pages of scry's own file, read again if anything
  * touches them; the page cache keeps them for the next run.
  */
-static void engine_bytes_release(void)
+static void engine_bytes_release(bool all)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
 	size_t size = 0;
-	const void *bytes = scry__elf_bytes(&size);
+	const void *bytes = attach_engine_bytes(all, &size);
 
 	lo = ((uintptr_t)bytes + page - 1) & ~(page - 1);
 	hi = ((uintptr_t)bytes + size) & ~(page - 1);
@@ -466,6 +490,34 @@ static void alloc_on_demand(struct attach *a)
 				       BPF_F_NO_PREALLOC);
 }
 
+const void *attach_engine_bytes(bool all, size_t *size)
+{
+	return all ? scry_all__elf_bytes(size) : scry__elf_bytes(size);
+}
+
+/* scry__open_opts(), with the object's bytes picked */
+struct scry *attach_engine_open(bool all,
+				const struct bpf_object_open_opts *oo)
+{
+	struct scry *obj = calloc(1, sizeof(*obj));
+	int err;
+
+	if (!obj)
+		return NULL;
+	err = scry__create_skeleton(obj);
+	if (!err) {
+		obj->skeleton->data = (void *)attach_engine_bytes(all,
+						&obj->skeleton->data_sz);
+		err = bpf_object__open_skeleton(obj->skeleton, oo);
+	}
+	if (err) {
+		scry__destroy(obj);
+		errno = -err;
+		return NULL;
+	}
+	return obj;
+}
+
 /*
  * The target BTF for CO-RE: the cached cut of vmlinux BTF (corebtf.c),
  * with @cut; all of vmlinux BTF, libbpf's default, without.
@@ -478,7 +530,9 @@ static struct scry *open_engine(struct attach *a, bool cut)
 	char path[40];
 	int fd = -1;
 
-	obj = scry__elf_bytes(&objsz);
+	/* plans of one clause use its slot 0 (plan.c numbers from 0) */
+	a->engine_all = a->plan->nclauses > 1;
+	obj = attach_engine_bytes(a->engine_all, &objsz);
 	if (cut)
 		fd = corebtf_open(COREBTF_DIR, obj, objsz, a->plan->env->btf);
 	if (fd >= 0) {
@@ -489,13 +543,14 @@ static struct scry *open_engine(struct attach *a, bool cut)
 	/* libbpf copies the path and opens it at load: the fd is kept till
 	 * then (open_and_load) */
 	a->corebtf_fd = fd;
-	return scry__open_opts(&oo);
+	return attach_engine_open(a->engine_all, &oo);
 }
 
 static int load_engine(struct attach *a, bool cut)
 {
 	const struct plan *p = a->plan;
 	struct bpf_program *prog;
+	bool switch_end = false;
 	int err, i;
 
 	a->skel = open_engine(a, cut);
@@ -519,9 +574,13 @@ static int load_engine(struct attach *a, bool cut)
 	bpf_program__set_autoload(a->skel->progs.on_mmap_exit, p->key_ustack);
 	/*
 	 * a thread that exits leaves nothing parked behind, a process that
-	 * exits no generation; one that is freed is no target any more
+	 * exits no generation; one that is freed is no target any more. The
+	 * build that counts a switch-in never seen only where one may be.
 	 */
-	bpf_program__set_autoload(a->skel->progs.task_exit, true);
+	for (i = 0; i < p->nclauses; i++)
+		switch_end |= p->clauses[i].flags & SCRY_CL_SWITCH_END;
+	bpf_program__set_autoload(a->skel->progs.task_exit, !switch_end);
+	bpf_program__set_autoload(a->skel->progs.task_exit_unseen, switch_end);
 	bpf_program__set_autoload(a->skel->progs.task_free, true);
 	for (i = 0; i < p->nprobes; i++) {
 		const struct plan_probe *pp = &p->probes[i];
@@ -536,7 +595,7 @@ static int load_engine(struct attach *a, bool cut)
 	alloc_on_demand(a);
 	err = scry__load(a->skel);
 	if (!err) {
-		engine_bytes_release();
+		engine_bytes_release(a->engine_all);
 		warm_caches(a);
 	}
 	/* maps are created first, and nothing else in a load takes as much */
@@ -582,7 +641,7 @@ int attach_load(struct attach *a)
 	 */
 	if (a->corebtf && (err == -EINVAL || err == -ESRCH)) {
 		size_t objsz;
-		const void *obj = scry__elf_bytes(&objsz);
+		const void *obj = attach_engine_bytes(a->engine_all, &objsz);
 
 		log_debug("loading with the cached CO-RE target BTF: %s: "
 			  "again with all of vmlinux BTF", strerror(-err));
@@ -674,6 +733,16 @@ int attach_keep(struct attach *a, struct bpf_link *l)
 	return 0;
 }
 
+int attach_keep_fd(struct attach *a, int fd)
+{
+	int err = array_ensure(&a->slow_fds, &a->slow_fds_cap,
+			       sizeof(*a->slow_fds), a->nslow_fds + 1);
+
+	if (!err)
+		a->slow_fds[a->nslow_fds++] = fd;
+	return err;
+}
+
 int attach_prog(struct attach *a, struct bpf_program *prog)
 {
 	struct bpf_link *l;
@@ -737,6 +806,7 @@ int attach_probes(struct attach *a)
 	 * reaped, ends that (proc.bpf.h).
 	 */
 	err = attach_prog(a, a->skel->progs.task_exit);
+	err = err ? : attach_prog(a, a->skel->progs.task_exit_unseen);
 	err = err ? : attach_prog(a, a->skel->progs.task_free);
 	err = err ? : attach_prog(a, a->skel->progs.follow_fork);
 	err = err ? : attach_prog(a, a->skel->progs.on_exec);
@@ -906,13 +976,21 @@ static bool slow_detach(const struct attach *a)
 void attach_close(struct attach *a)
 {
 	int go = -1, i;
+	size_t k;
 
 	if (!a)
 		return;
+	/* first: a source may leave fds of its own to the child */
 	close_sources(a);
-	if (a->nlinks && slow_detach(a))
-		go = detach_fork(a->links, a->nlinks);
-	/* with a detach child holding the links, these only drop references */
+	if ((a->nlinks || a->nslow_fds) && slow_detach(a))
+		go = detach_fork(a->links, a->nlinks, a->slow_fds,
+				 a->nslow_fds);
+	/* with a detach child holding them, these only drop references */
+	for (k = 0; k < a->nslow_fds; k++)
+		close(a->slow_fds[k]);
+	free(a->slow_fds);
+	a->slow_fds = NULL;
+	a->nslow_fds = a->slow_fds_cap = 0;
 	for (i = 0; i < a->nlinks; i++)
 		bpf_link__destroy(a->links[i]);
 	a->nlinks = 0;

@@ -111,24 +111,36 @@ static bool is_simple(const char *line)
 	       !shell_word(line, strcspn(line, " \t"));
 }
 
-/* A program named without a '/' is looked up on PATH, as execvp does. */
-static int find_program(const char *prog)
+/*
+ * A program named without a '/' is looked up on PATH, as execvp does;
+ * the file found into @out (@len bytes, NULL: not wanted).
+ */
+static int find_program(const char *prog, char *out, size_t len)
 {
 	const char *env = getenv("PATH"), *p;
 	char path[2 * PATH_MAX + 2];
 
-	if (strchr(prog, '/'))
-		return access(prog, X_OK) ? -errno : 0;
+	if (strchr(prog, '/')) {
+		if (access(prog, X_OK))
+			return -errno;
+		if (out && snprintf(out, len, "%s", prog) >= (int)len)
+			return -ENAMETOOLONG;
+		return 0;
+	}
 	for (p = env ? env : "/usr/bin:/bin"; *p; p += *p == ':') {
-		size_t len = strcspn(p, ":");
+		size_t n = strcspn(p, ":");
 
-		if (len < PATH_MAX) {
-			snprintf(path, sizeof(path), "%.*s/%s", (int)len, p,
+		if (n < PATH_MAX) {
+			snprintf(path, sizeof(path), "%.*s/%s", (int)n, p,
 				 prog);
-			if (access(path, X_OK) == 0)
+			if (access(path, X_OK) == 0) {
+				if (out && snprintf(out, len, "%s", path) >=
+					   (int)len)
+					return -ENAMETOOLONG;
 				return 0;
+			}
 		}
-		p += len;
+		p += n;
 	}
 	return -ENOENT;
 }
@@ -217,7 +229,7 @@ int cmd_check(const struct cmd_opts *o)
 	}
 	memcpy(prog, line, n);
 	prog[n] = '\0';
-	err = find_program(prog);
+	err = find_program(prog, NULL, 0);
 	if (err == -ENOENT && !strchr(prog, '/'))
 		log_err("-c: %s: command not found", prog);
 	else if (err)
@@ -380,12 +392,25 @@ static int recv_fd(int sock)
 }
 
 static void __attribute__((noreturn))
-child(struct cmd *c, int sock, int go, int errw)
+child(struct cmd *c, const int sock_pair[2], const int go_pipe[2],
+      const int err_pipe[2])
 {
 	extern char **environ;
+	int sock = sock_pair[1], go = go_pipe[0], errw = err_pipe[1];
 	sigset_t none;
 	char b;
 	int fd, e;
+
+	/*
+	 * scry's ends are scry's alone, or its end (kill -9 mid-load too)
+	 * would never show: the release pipe's write end held here kept
+	 * the read below waiting, and the socket's, holding the listener in
+	 * flight, kept the filter's calls waiting for a listener no one
+	 * would read (the exit_group of the give-up below among them)
+	 */
+	close(sock_pair[0]);
+	close(go_pipe[1]);
+	close(err_pipe[0]);
 
 	/* scry blocks its stop signals and ignores SIGPIPE: the command must not */
 	sigemptyset(&none);
@@ -452,7 +477,7 @@ struct cmd *cmd_start(const struct cmd_opts *o)
 		if (c->pid < 0)
 			e = -errno;
 		else if (c->pid == 0)
-			child(c, sock[1], go[0], err[1]);
+			child(c, sock, go, err);
 	}
 	if (sock[1] >= 0)
 		close(sock[1]);
@@ -504,6 +529,27 @@ int cmd_release(struct cmd *c)
 		return -errno;
 	close(c->go_fd);
 	c->go_fd = -1;
+	return 0;
+}
+
+static bool elf_interp(int fd, char *buf, size_t len);
+static int open_checked(int dirfd, const char *path, bool in_root);
+
+int cmd_files(const struct cmd *c, char *exe, size_t elen, char *interp,
+	      size_t ilen)
+{
+	int err, fd;
+
+	*interp = '\0';
+	err = find_program(c->argv[0], exe, elen);
+	if (err)
+		return err;
+	fd = open_checked(AT_FDCWD, exe, false);
+	if (fd < 0)
+		return fd;
+	if (!elf_interp(fd, interp, ilen))
+		*interp = '\0';
+	close(fd);
 	return 0;
 }
 
@@ -609,11 +655,16 @@ static bool shebang(int fd, char *buf, size_t len)
 /* PT_INTERP of the ELF file at @fd (ld.so), into @buf; false if none. */
 static bool elf_interp(int fd, char *buf, size_t len)
 {
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *e;
 	size_t n, i;
 	GElf_Phdr ph;
 	bool found = false;
 
+	/* libelf opens nothing before a version is set: cmd_files() may be
+	 * its first use */
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return false;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!e)
 		return false;
 	if (elf_kind(e) == ELF_K_ELF && !elf_getphdrnum(e, &n)) {

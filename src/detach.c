@@ -128,15 +128,16 @@ static int slow_fds(int *keep, int cap)
 	return n;
 }
 
-int detach_fork(struct bpf_link **links, int n)
+int detach_fork(struct bpf_link **links, int n, const int *fds, size_t nfds)
 {
 	int pipefd[2], *keep, cap, i, m = 0;
+	size_t k;
 	pid_t pid;
 
-	if (n <= 0)
+	if (n <= 0 && !nfds)
 		return -1;
 	/* a link's fds: its own, or its parts' (USDT), one or two each */
-	cap = 4 * n + 64;
+	cap = 4 * n + nfds + 64;
 	keep = malloc((cap + 1) * sizeof(*keep));
 	if (!keep)
 		return -1;
@@ -146,6 +147,8 @@ int detach_fork(struct bpf_link **links, int n)
 		for (i = m = 0; i < n; i++)
 			if (bpf_link__fd(links[i]) > STDERR_FILENO)
 				keep[m++] = bpf_link__fd(links[i]);
+		for (k = 0; k < nfds; k++)
+			keep[m++] = fds[k];
 	}
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		free(keep);

@@ -664,6 +664,17 @@ const struct unwind_table *obj_unwind(struct obj *o)
 	return o->unwind;
 }
 
+void obj_unwind_set(struct obj *o, struct unwind_table *t)
+{
+	if (o->unwind_done) {
+		unwind_table_free(t);
+		return;
+	}
+	o->unwind = t;
+	o->unwind_err = 0;
+	o->unwind_done = true;
+}
+
 void obj_unwind_release(struct obj *o)
 {
 	if (!o || !o->unwind)

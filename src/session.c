@@ -46,11 +46,13 @@
 #include <scry/plan.h>
 #include <scry/proc.h>
 #include <scry/report.h>
+#include <scry/resolve.h>
 #include <scry/session.h>
 #include <scry/source.h>
 #include <scry/stop.h>
 #include <scry/sym.h>
 #include <scry/unwind.h>
+#include <scry/unwind_early.h>
 #include "scry.skel.h"
 
 #define JIT_POLL_MS	250
@@ -688,8 +690,9 @@ static void unwind_report(const struct session *s)
 			"4096 files' tables already loaded");
 	if (st->procs_failed)
 		fprintf(stderr, "scry: unwind tables not given to %zu "
-			"processes (32768 processes' lists already loaded)\n",
-			st->procs_failed);
+			"processes (%u processes' lists already loaded)\n",
+			st->procs_failed, bpf_map__max_entries(
+				s->a.skel->maps.unwind_procs));
 	if (!(s->o->stats || s->o->verbose))
 		return;
 	fprintf(stderr, "scry: unwind tables: %zu files, %zu tables, %u row and index slots "
@@ -749,8 +752,34 @@ static int start_cmd(struct session *s)
 	return 0;
 }
 
+/*
+ * The -c command's first files, their DWARF tables built while the
+ * engine loads (unwind_early.h): the program it execs and its ld.so,
+ * which the kernel maps at the exec, and libc, which nearly every
+ * program maps next. A guess that misses costs a build on the other
+ * CPU: the held calls build what is missing, as before.
+ */
+static struct unwind_early *unwind_ahead(struct session *s)
+{
+	char exe[PATH_MAX], interp[PATH_MAX], libc[PATH_MAX];
+	const char *paths[3];
+	size_t n = 0;
+
+	if (!s->cmd || !s->a.holds || !attach_dwarf(&s->a))
+		return NULL;
+	if (!cmd_files(s->cmd, exe, sizeof(exe), interp, sizeof(interp))) {
+		paths[n++] = exe;
+		if (*interp)
+			paths[n++] = interp;
+	}
+	if (!resolve_lib("libc", -1, libc, sizeof(libc), NULL, 0))
+		paths[n++] = libc;
+	return unwind_early_start(paths, n);
+}
+
 static int session_start(struct session *s, const struct plan *p)
 {
+	struct unwind_early *early;
 	int err, i;
 
 	err = start_watcher(s);
@@ -769,7 +798,9 @@ static int session_start(struct session *s, const struct plan *p)
 			return err;
 	}
 	s->a.cpid = cmd_pid(s->cmd);
+	early = unwind_ahead(s);
 	err = attach_load(&s->a);
+	unwind_early_finish(early, err ? NULL : syms_objs(s->syms));
 	err = err ? : unwind_start(s);
 	err = err ? : attach_probes(&s->a);
 	if (err)

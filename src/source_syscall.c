@@ -142,15 +142,36 @@ static int syscall_list(FILE *f, char *parts[], int nparts, int pid)
 	return found ? 0 : 1;
 }
 
+/*
+ * The engine's syscall programs for @pp's clause: the builds without the
+ * user stack walk (bpf/scry.bpf.c: on_sys_enter) unless it takes one.
+ */
+static bool user_stacks(const struct attach *a, const struct plan_probe *pp)
+{
+	return a->plan->clauses[pp->clause].flags & SCRY_CL_USTACK;
+}
+
+static const char *enter_prog(const struct attach *a,
+			      const struct plan_probe *pp)
+{
+	return user_stacks(a, pp) ? "sys_enter" : "sys_enter_nu";
+}
+
+static const char *exit_prog(const struct attach *a,
+			     const struct plan_probe *pp)
+{
+	return user_stacks(a, pp) ? "sys_exit" : "sys_exit_nu";
+}
+
 static int syscall_prepare(struct attach *a, const struct plan_probe *pp)
 {
-	int err = attach_want(a, "sys_enter", pp->clause);
+	int err = attach_want(a, enter_prog(a, pp), pp->clause);
 
 	if (!err && wants_uring(pp))
 		err = attach_want(a, "uring_done", pp->clause);
 	if (err || pp->syscall_entry)
 		return err;
-	return attach_want(a, "sys_exit", pp->clause);
+	return attach_want(a, exit_prog(a, pp), pp->clause);
 }
 
 /* One pair of programs serves every syscall probe of a clause. */
@@ -163,8 +184,8 @@ static int syscall_attach(struct attach *a, const struct plan_probe *pp)
 
 	if (pp != &a->plan->probes[cl->first_probe])
 		return 0;
-	enter = attach_clause_prog(a, "sys_enter", pp->clause);
-	exit = attach_clause_prog(a, "sys_exit", pp->clause);
+	enter = attach_clause_prog(a, enter_prog(a, pp), pp->clause);
+	exit = attach_clause_prog(a, exit_prog(a, pp), pp->clause);
 	if (!enter || !exit)
 		return -ENOENT;
 	err = attach_prog(a, enter);

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <bpf/libbpf.h>
 #include <scry/attach.h>
@@ -24,6 +25,7 @@
 #include <scry/resolve.h>
 #include <scry/session.h>
 #include <scry/source.h>
+#include <scry/uprobe_early.h>
 #include "scry.skel.h"
 
 /* FUNC names one function: globs are for listing, for now */
@@ -45,18 +47,6 @@ static int uprobe_plan(struct plan *p, struct plan_probe *pp,
 					 pp->target[i], pp->src->name);
 	}
 	return 0;
-}
-
-static int uprobe_prepare(struct attach *a, const struct plan_probe *pp)
-{
-	int err;
-
-	if (pp->src == &source_uprobe)
-		return attach_want(a, "uprobe", pp->clause);
-	if (pp->src == &source_usdt)
-		return attach_want(a, "usdt", pp->clause);
-	err = attach_want(a, "uprobe_park", pp->clause);
-	return err ? : attach_want(a, "uretprobe", pp->clause);
 }
 
 /* Per-pid attachment only for -p; -c and system-wide use -1. */
@@ -153,27 +143,6 @@ static int lib_path(struct attach *a, const struct plan_probe *pp, int pid,
 	return err;
 }
 
-/*
- * LIB "*": FUNC as each process binds it (bind.h). For -p, the file each
- * pid binds to; for -c, each file a process loads is looked at before it
- * runs (uprobe_on_file); system-wide (and for -c where calls cannot be
- * held: no seccomp listener, as under valgrind), libc's and those of the
- * allocators Debian ships (jemalloc, tcmalloc, mimalloc) when installed.
- */
-#define BOUND_TGIDS	1024
-#define BOUND_FILES	32
-
-struct bound {
-	int tgids[BOUND_TGIDS];		/* -c processes already bound, a ring */
-	unsigned int next;
-	struct { __u64 dev, ino; } files[BOUND_FILES];	/* probed files */
-	int nfiles;
-};
-
-static bool lib_any(const struct plan_probe *pp)
-{
-	return !strcmp(pp->target[0], "*");
-}
 
 static int attach_path(struct attach *a, const struct plan_probe *pp,
 		       const char *path, int pid)
@@ -190,6 +159,124 @@ static int attach_path(struct attach *a, const struct plan_probe *pp,
 	log_debug("%s: %s at file offset 0x%llx%s", pp->target[1], path,
 		  (unsigned long long)off, pid > 0 ? "" : " (all processes)");
 	return attach_func(a, pp, path, off, pid);
+}
+
+/*
+ * LIB "*": FUNC as each process binds it (bind.h). For -p, the file each
+ * pid binds to; for -c, each file a process loads is looked at before it
+ * runs (uprobe_on_file); system-wide (and for -c where calls cannot be
+ * held: no seccomp listener, as under valgrind), libc's and those of the
+ * allocators Debian ships (jemalloc, tcmalloc, mimalloc) when installed.
+ */
+#define BOUND_TGIDS	1024
+#define BOUND_FILES	32
+
+struct bound {
+	int tgids[BOUND_TGIDS];		/* -c processes already bound, a ring */
+	unsigned int next;
+	struct { __u64 dev, ino; } files[BOUND_FILES];	/* probed files */
+	int nfiles;
+	/* libc's uprobes, opened while the engine loads (early_start) */
+	struct uprobe_early *early;
+};
+
+static bool lib_any(const struct plan_probe *pp)
+{
+	return !strcmp(pp->target[0], "*");
+}
+
+/* Probe @pp's binding state: a->priv holds one per probe of the plan. */
+static struct bound *bound_of(struct attach *a, const struct plan_probe *pp)
+{
+	if (!a->priv)
+		a->priv = calloc(PLAN_MAX_PROBES, sizeof(struct bound));
+	return a->priv ? (struct bound *)a->priv + (pp - a->plan->probes) :
+			 NULL;
+}
+
+/*
+ * uprobe:*:FUNC under -c attaches at the held exec or mmap of the first
+ * file that exports FUNC (bind_file): for most commands, libc at its
+ * mmap. Registering a uprobe waits for an RCU grace period (6-17 ms of a
+ * 45 ms launch to main, uprobe_early.h), which the command spent held.
+ * For libc that wait begins here, on a thread, while the engine loads;
+ * bind_file takes the event when libc is the file, and a command that
+ * binds elsewhere (a DT_NEEDED jemalloc) is attached as before: the
+ * unused event's close goes to the detach child (uprobe_close).
+ */
+static void early_start(struct attach *a, const struct plan_probe *pp)
+{
+	char path[PATH_MAX];
+	struct bound *b;
+
+	if (!lib_any(pp) || !a->follow_forks || !a->holds ||
+	    resolve_lib("libc", -1, path, sizeof(path), NULL, 0))
+		return;
+	b = bound_of(a, pp);
+	/* (a second load, with all of vmlinux BTF, finds it started) */
+	if (b && !b->early)
+		b->early = uprobe_early_start(path, pp->target[1],
+					      pp->src == &source_uretprobe);
+}
+
+/*
+ * Attach @pp to the file of @st through its early uprobes, if they probe
+ * that file. Returns -ENOENT when they do not (or their open failed):
+ * the usual attach then does it, and says what fails.
+ */
+static int early_attach(struct attach *a, const struct plan_probe *pp,
+			struct bound *b, const struct stat *st)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = pp->cookie0);
+	const char *prog_names[2] = {
+		pp->src == &source_uprobe ? "uprobe" : "uprobe_park",
+		"uretprobe",
+	};
+	struct bpf_program *prog;
+	char what[256];
+	int i, n, err = 0, pfd[2];
+	__u64 off;
+
+	if (!b->early || uprobe_early_take(b->early, st->st_dev, st->st_ino,
+					   pfd, &off))
+		return -ENOENT;
+	probe_text(pp, what, sizeof(what));
+	n = pp->src == &source_uretprobe ? 2 : 1;
+	for (i = 0; i < n; i++) {
+		prog = err ? NULL : attach_clause_prog(a, prog_names[i],
+						       pp->clause);
+		if (!err && (pfd[i] < 0 || !prog)) {
+			errno = pfd[i] < 0 ? -pfd[i] : ENOENT;
+			err = keep(a, NULL, what, -1);
+		} else if (!err) {
+			err = keep(a, bpf_program__attach_perf_event_opts(
+					      prog, pfd[i], &opts), what, -1);
+			if (!err)
+				continue;
+		}
+		/* not attached: closed here, its unregistering waited for */
+		if (pfd[i] >= 0)
+			close(pfd[i]);
+	}
+	if (!err)
+		log_debug("%s: libc at file offset 0x%llx (all processes, "
+			  "opened early)", pp->target[1],
+			  (unsigned long long)off);
+	return err ? -1 : 0;
+}
+
+static int uprobe_prepare(struct attach *a, const struct plan_probe *pp)
+{
+	int err;
+
+	if (pp->src != &source_usdt)
+		early_start(a, pp);
+	if (pp->src == &source_uprobe)
+		return attach_want(a, "uprobe", pp->clause);
+	if (pp->src == &source_usdt)
+		return attach_want(a, "usdt", pp->clause);
+	err = attach_want(a, "uprobe_park", pp->clause);
+	return err ? : attach_want(a, "uretprobe", pp->clause);
 }
 
 static bool is_libc(const char *path)
@@ -284,6 +371,8 @@ static void bind_file(struct attach *a, const struct plan_probe *pp,
 	if (!is_libc(obj_path(o)))
 		log_info("%s: pid %d binds to %s's", pp->target[1], f->tgid,
 			 obj_path(o));
+	if (!early_attach(a, pp, b, &st))
+		return;
 	/* scry's own descriptor names the very inode the process maps */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", f->fd);
 	attach_path(a, pp, path, -1);
@@ -291,7 +380,7 @@ static void bind_file(struct attach *a, const struct plan_probe *pp,
 
 static void uprobe_on_file(struct attach *a, const struct cmd_file *f)
 {
-	struct bound *b = a->priv;
+	struct bound *b;
 	int i;
 
 	if (f->role == CMD_FILE_SCRIPT || f->role == CMD_FILE_INTERP)
@@ -302,17 +391,28 @@ static void uprobe_on_file(struct attach *a, const struct cmd_file *f)
 		if ((pp->src != &source_uprobe &&
 		     pp->src != &source_uretprobe) || !lib_any(pp))
 			continue;
-		if (!b) {
-			b = a->priv = calloc(PLAN_MAX_PROBES, sizeof(*b));
-			if (!b)
-				return;
-		}
-		bind_file(a, pp, &b[i], f);
+		b = bound_of(a, pp);
+		if (!b)
+			return;
+		bind_file(a, pp, b, f);
 	}
 }
 
+/*
+ * An early uprobe no process bound to is closed after the detach child
+ * took it (attach_keep_fd): its close waits for the unregistering.
+ */
 static void uprobe_close(struct attach *a)
 {
+	struct bound *b = a->priv;
+	int i, j, pfd[2];
+
+	for (i = 0; b && i < PLAN_MAX_PROBES; i++) {
+		uprobe_early_free(b[i].early, pfd);
+		for (j = 0; j < 2; j++)
+			if (pfd[j] >= 0 && attach_keep_fd(a, pfd[j]))
+				close(pfd[j]);
+	}
 	free(a->priv);
 	a->priv = NULL;
 }

@@ -12,6 +12,7 @@
 #include <scry/plan.h>
 
 struct scry;
+struct bpf_object_open_opts;
 struct obj_cache;
 struct cmd_file;
 struct bpf_link;
@@ -25,6 +26,8 @@ struct attach {
 	const struct scry_opts *opts;
 	struct bpf_link **links;	/* every attachment, destroyed on close */
 	int nlinks, links_cap;
+	int *slow_fds;			/* attach_keep_fd()'s, closed on close */
+	size_t nslow_fds, slow_fds_cap;
 	int cpid;			/* the -c command, for `cpid` */
 	int pids[SCRY_MAX_TARGETS];	/* processes filtered in the kernel */
 	__u8 states[SCRY_MAX_TARGETS];	/* SCRY_TARGET_* of each */
@@ -33,6 +36,7 @@ struct attach {
 	bool follow_forks;		/* children of targets become targets (-c) */
 	bool usage_error;		/* failed on what the user wrote (exit 2) */
 	struct mapmem need;		/* kernel memory the sized maps take */
+	bool engine_all;		/* the engine with every clause slot */
 	bool corebtf;			/* CO-RE against corebtf.c's cut */
 	int corebtf_fd;			/* that cut, open until the load */
 	struct obj_cache *objs;		/* the file cache, shared with symbols */
@@ -41,6 +45,16 @@ struct attach {
 	void *priv;			/* the source's own (source.h: close) */
 	struct selfprog *self;		/* its programs' JIT code (drain) */
 };
+
+/*
+ * The engine's object (bpf/scry.bpf.c, built twice: Makefile): with
+ * clause slot 0 alone, for plans of one clause, or (@all) with every
+ * slot. attach_engine_open() opens either with the skeleton, whose
+ * programs, maps and data both have. NULL, errno set, on failure.
+ */
+const void *attach_engine_bytes(bool all, size_t *size);
+struct scry *attach_engine_open(bool all,
+				const struct bpf_object_open_opts *oo);
 
 /*
  * Open, configure and load the engine for a->plan and a->opts, with
@@ -76,6 +90,14 @@ int attach_run_special(struct attach *a, bool end);
 
 /* Keep a link so attach_close() destroys it. */
 int attach_keep(struct attach *a, struct bpf_link *l);
+
+/*
+ * Keep @fd, whose last close waits for the kernel's grace periods (a
+ * uprobe perf event no program was attached to), for attach_close() to
+ * leave to the detach child with the links. Returns 0, or -ENOMEM: the
+ * caller closes it.
+ */
+int attach_keep_fd(struct attach *a, int fd);
 
 /*
  * Add a process to the kernel-side filter: SCRY_TARGET_TRACED (-p) or

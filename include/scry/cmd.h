@@ -83,6 +83,15 @@ bool cmd_shell(const struct cmd *c);
 /* The fd to poll for held execs and mmaps (POLLIN), or -1. */
 int cmd_notify_fd(const struct cmd *c);
 
+/*
+ * The file the child will exec (/bin/sh for a command that needs the
+ * shell), found on PATH as execvp finds it, into @exe, and its ELF
+ * interpreter into @interp ("" when it has none): what the kernel maps
+ * at the exec, for work done before the release. Returns 0 or -errno.
+ */
+int cmd_files(const struct cmd *c, char *exe, size_t elen, char *interp,
+	      size_t ilen);
+
 /* Let the child exec. Returns 0 or -errno. */
 int cmd_release(struct cmd *c);
 

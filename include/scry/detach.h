@@ -9,15 +9,14 @@
 struct bpf_link;
 
 /*
- * Fork a child that holds the fds of @links (and no other fd): every BPF
- * link and perf event fd scry has open, which covers links made of
- * several (USDT). Returns
- * the fd that lets it go (>= 0): the caller destroys its own links, which
- * then only drops references, and passes the fd to detach_go(). Returns
- * -1 when no child could be made: the caller's destroys close the links,
- * waiting as before.
+ * Fork a child that holds the fds of @links and the @nfds @fds (and no
+ * other fd): every BPF link and perf event fd scry has open, which
+ * covers links made of several (USDT). Returns the fd that lets it go
+ * (>= 0): the caller destroys its own links and closes @fds, which then
+ * only drops references, and passes the fd to detach_go(). Returns -1
+ * when no child could be made: the caller's closes wait as before.
  */
-int detach_fork(struct bpf_link **links, int n);
+int detach_fork(struct bpf_link **links, int n, const int *fds, size_t nfds);
 
 /*
  * Scry holds no reference to the links any more: the child closes them

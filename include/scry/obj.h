@@ -138,6 +138,13 @@ void obj_cache_drop_dwarf(struct obj_cache *c);
 const struct unwind_table *obj_unwind(struct obj *o);
 
 /*
+ * Give @o the unwind table built from the same file elsewhere (on
+ * unwind_early.c's thread, from a descriptor of its own), unless it has
+ * one already: @t is freed then. Either way @t is @o's to free.
+ */
+void obj_unwind_set(struct obj *o, struct unwind_table *t);
+
+/*
  * Let go of the unwind table once its rows are elsewhere (the walker's
  * map): a long run meets files by the hundred and would hold every
  * table twice. A later obj_unwind() builds it again.

@@ -173,6 +173,39 @@ wait $sp
 check_status "SIGTERM: scry exits 0" $? 0 "$TMP/t.err"
 check "SIGTERM: a command ignoring SIGTERM is still ended (SIGKILL)" ended $kids
 
+# scry killed before it released the command (kill -9 while it loads):
+# the command, waiting for the release, sees scry's end and exits unrun
+# (it held the release pipe's other end itself, and waited forever,
+# holding scry's stdout and stderr). scry is stopped first: a child that
+# has not exec'ed by then never will (released or not, its exec waits
+# for scry's answer, cmd.c), and then scry is killed.
+"$SCRY" -q offcpu -c "$SL 300" >/dev/null 2>"$TMP/kb.err" &
+sp=$!
+CLEANUP+=("kill -9 $sp")
+# (read, a builtin: the loop forks nothing, and sees the child within
+# microseconds of its fork, the load's ~10 ms before the release)
+held=
+for ((i = 0; i < 100000; i++)); do
+	read -r held _ <"/proc/$sp/task/$sp/children" 2>/dev/null
+	[ -n "$held" ] && break
+done
+kill -STOP $sp
+if [ -z "$held" ]; then
+	fail "kill -9 before the release: no child of scry seen"
+elif [ "$(cat "/proc/$held/comm" 2>/dev/null)" != "$(basename "$SCRY")" ]; then
+	fail "kill -9 before the release: the command had exec'ed" \
+		"before scry was stopped"
+	kill -9 "$held"
+else
+	{ kill -9 $sp; wait $sp; } 2>/dev/null
+	for i in $(seq 100); do ended "$held" && break; sleep 0.05; done
+	check "kill -9 before the release: the held command exits" \
+		ended "$held"
+	check "kill -9 before the release: the command never ran" \
+		bash -c "! pgrep -f '^$SL 300\$'"
+	kill -9 "$held" 2>/dev/null
+fi
+
 # --keep-running: left running, and it can still exec after scry is gone
 rm -f "$TMP/kept"
 "$SCRY" malloc -d 0.3 --keep-running -c "sleep 1; /bin/true && touch $TMP/kept" \

@@ -34,6 +34,19 @@ under_c qsort "$TMP/bt2" "$TMP/fp.json" --json --unwind=fp \
 read -r rows events matched frames last <<<"$(compare_bt "$TMP/fp.json" "$TMP/bt2")"
 check "--unwind=fp (negative control): shorter than backtrace() ($frames frames)" test "$frames" -lt "$bt_n"
 
+# -v: the tables of the program, its ld.so and libc were built while the
+# engine loaded (unwind_early.c), and the stack is whole all the same
+under_c qsort "$TMP/bt5" "$TMP/v.json" --json -v \
+	'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
+read -r rows events matched frames last <<<"$(compare_bt "$TMP/v.json" "$TMP/bt5")"
+check_eq "tables built while loading: one row, equal to backtrace(), ends at _start" \
+	"$rows $events $matched $last" "1 1 1 _start"
+interp=$(readelf -p .interp "$UWL" | sed -n 's/^ *\[ *[0-9]*\] *//p')
+for f in "$UWL" "$interp" 'libc\.so\.6'; do
+	check "tables built while loading: $f's" \
+		grep -Eq "^scry: -c: .*$f: unwind table built while loading\$" "$TMP/v.json.err"
+done
+
 # --unwind=dwarf: DWARF tables, named explicitly (auto is the default)
 under_c qsort "$TMP/bt4" "$TMP/dw.json" --json --unwind=dwarf \
 	'uprobe:libc:malloc /arg0 == 777/ { @[ustack] = count() }'
