@@ -29,7 +29,7 @@ entry sched-events bt-tut-8 map "$LW" \
 	'tracepoint:sched:sched_process_* /pid == cpid && comm == "lang_wl"/ { @[probe] = count(); }' \
 	'tracepoint:sched:sched_process_* /pid == cpid && comm == "lang_wl"/ { @[probe] = count(); }' \
 	'@[tracepoint:sched:sched_process_exit] 1'
-entry interval-exit bt-tut-8 lines "$OW" \
+entry interval-exit bt-tut-8 lines "$OW_LONG" \
 	'interval:ms:100 { printf("tick\n"); exit(); }' \
 	'interval:ms:100 { printf("tick\n"); exit(); }' 'tick'
 entry profile-kstacks bt-tut-9 run "$CW" \

@@ -18,6 +18,9 @@ LW="$WL/lang_wl $D"
 DIO="$WL/lang_wl dio $TMP/dio.dat"
 EXE="$WL/lang_wl exec"
 OW="$WL/offcpu_wl 5 2"
+# a command that outlives a 100 ms interval by far, on a loaded machine
+# too: offcpu_wl 5 2 ends after ~150 ms, and a late first tick missed it
+OW_LONG="$WL/offcpu_wl 5 20"
 MW="$WL/malloc_wl sizes"
 CW="$WL/cpu_wl 1"
 LIBC=$(ldconfig -p | awk '$1 == "libc.so.6" && /x86-64/ { print $NF; exit }')
