@@ -188,16 +188,17 @@ static __always_inline __u64 scry_memo_find(const struct scry_memo *m,
 					    const struct scry_uregs *ur)
 {
 	__u64 begin = m->begin;
-	__u32 n = m->n, i;
+	__u32 n = m->n, i, o;
 
 	if (!begin || m->done != begin || m->pid != pid || m->gen != gen ||
 	    m->epoch != epoch || m->pc != ur->ip || m->sp != ur->sp ||
-	    m->bp != ur->bp || m->span > win->len || win->base != ur->sp)
+	    m->bp != ur->bp || m->len > win->len || win->base != ur->sp)
 		return 0;
-	for (i = 0; i < SCRY_UWIN_WORDS; i++) {
+	for (i = 0; i < SCRY_MEMO_WORDS; i++) {
 		if (i >= n)
 			break;
-		if (win->w[m->off[i] & (SCRY_UWIN_WORDS - 1)] != m->val[i])
+		o = m->off[i] & (SCRY_UWIN_WORDS - 1);
+		if (win->w[o] != m->w[o])
 			return 0;
 	}
 	/* torn while we read it: another program wrote it meanwhile */
@@ -206,49 +207,37 @@ static __always_inline __u64 scry_memo_find(const struct scry_memo *m,
 }
 
 /*
- * Keep the walk just done for @ur, whose stack is @stack, in its slot:
- * the words of the window it read (a bit each in win->read), listed with
- * what they held. A global function: taken after a walk, not at every
- * event, and checked once instead of in every program's copy.
+ * Keep the walk just done for @ur, whose stack is @stack, in its slot, if
+ * it may be kept (all it read in the window) and @stack was stored: which
+ * words of the window it read (win->rd), and the window. A global
+ * function: taken after a walk, not at every event, and checked once
+ * instead of in every program's copy.
  */
 __attribute__((noinline))
 int scry_memo_keep(struct scry_scratch *s, const struct scry_uregs *ur,
 		   __u64 stack)
 {
+	const struct scry_uwin *win;
 	struct scry_memo *m;
-	__u64 read, stamp;
-	__u32 n, i;
+	__u64 stamp;
 
-	if (!s || !ur)
+	if (!s || !ur || !stack || stack == SCRY_STACK_LOST || !s->ks.win.kept)
 		return 0;
+	win = &s->ks.win;
 	m = scry_memo_slot(s, ur);
-	read = s->ks.win.read;
 	stamp = ++s->memo_seq;
 	m->begin = stamp;
 	m->pid = s->ev.pid;
 	m->gen = s->ev.gen;
-	m->epoch = s->ks.win.epoch;
+	m->epoch = win->epoch;
 	m->pc = ur->ip;
 	m->sp = ur->sp;
 	m->bp = ur->bp;
 	m->stack = stack;
-	m->span = 0;
-	m->n = 0;
-	for (i = 0; i < SCRY_UWIN_WORDS; i++) {
-		if (!(read >> i))
-			break;
-		if (!((read >> i) & 1))
-			continue;
-		/*
-		 * the count through memory: a count the verifier knew would
-		 * keep each pattern of bits a path of its own
-		 */
-		n = *(volatile __u32 *)&m->n & (SCRY_UWIN_WORDS - 1);
-		m->off[n] = i;
-		m->val[n] = s->ks.win.w[i];
-		m->span = (i + 1) * 8;
-		m->n = n + 1;
-	}
+	m->len = win->len;
+	m->n = win->nread;
+	__builtin_memcpy(m->off, win->rd, sizeof(m->off));
+	__builtin_memcpy(m->w, win->w, sizeof(m->w));
 	m->done = stamp;
 	return 0;
 }
@@ -296,8 +285,11 @@ static __always_inline __u64 scry_ustack(struct scry_scratch *s,
 	else
 		scry_ustack_walk(ur, &s->st, &s->ks.win);
 	id = scry_stack_store(&s->st);
-	if (s->ks.win.kept && id && id != SCRY_STACK_LOST)
-		scry_memo_keep(s, ur, id);
+	/*
+	 * Called whatever the walk was: a test here would split the rest of
+	 * the clause in two for the verifier (~2,900 instructions more)
+	 */
+	scry_memo_keep(s, ur, id);
 	return id;
 }
 

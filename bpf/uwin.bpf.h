@@ -18,18 +18,26 @@
 #include <scry/unwind_abi.h>
 
 #define SCRY_UWIN_WORDS	64	/* 512 bytes: a power of two (index masks) */
+/*
+ * Words of the window a kept walk may have read (scry_memo): a walk that
+ * read more is not kept. Malloc's caller to _start is ~11 of them, a
+ * qsort comparator's stack ~26.
+ */
+#define SCRY_MEMO_WORDS	32	/* a power of two (index masks) */
 
 struct scry_uwin {
 	__u64 base;		/* user address of w[0] */
 	__u32 len;		/* bytes read, 0: none */
 	/*
 	 * What the walk depended on, for scry_memo: the words of w[] it
-	 * read (a bit each), and whether that was all (0 once it read
-	 * user memory outside the window, asked the kernel for a mapping,
-	 * or counted a loss).
+	 * read, by index, in the order it read them, and whether that was
+	 * all (0 once it read user memory outside the window or more than
+	 * SCRY_MEMO_WORDS words, asked the kernel for a mapping, or counted
+	 * a loss).
 	 */
 	__u32 kept;
-	__u64 read;
+	__u32 nread;
+	__u8 rd[SCRY_MEMO_WORDS];
 	__u32 epoch;		/* who_epoch before the walk (maps.bpf.h) */
 	__u32 pad;
 	__u64 w[SCRY_UWIN_WORDS];
@@ -47,7 +55,7 @@ static __always_inline void scry_uwin_fill(struct scry_uwin *win, __u64 sp)
 	win->base = sp;
 	win->len = 0;
 	win->kept = 1;
-	win->read = 0;
+	win->nread = 0;
 	if (sp & 7)
 		return;		/* not a stack pointer a frame is aligned to */
 	if (bpf_probe_read_user(win->w, sizeof(win->w), (const void *)sp)) {
@@ -71,6 +79,7 @@ static __always_inline const __u64 *scry_uwin_at(struct scry_uwin *win,
 						 __u64 addr, __u32 nw)
 {
 	__u64 off;
+	__u32 k, n;
 
 	if (!win)
 		return NULL;
@@ -92,7 +101,20 @@ static __always_inline const __u64 *scry_uwin_at(struct scry_uwin *win,
 	asm volatile("" : "+r"(off));
 	if (off > SCRY_UWIN_WORDS - nw)
 		goto outside;
-	win->read |= ((1ULL << nw) - 1) << off;
+	/*
+	 * @nw is a constant at every caller: the loop unrolls. The count
+	 * goes through memory: known exactly, it would keep every count a
+	 * path of its own in the walk's verification.
+	 */
+	for (k = 0; k < nw; k++) {
+		n = *(volatile __u32 *)&win->nread;
+		if (n >= SCRY_MEMO_WORDS) {
+			win->kept = 0;
+			break;
+		}
+		win->rd[n] = off + k;
+		win->nread = n + 1;
+	}
 	return &win->w[off];
 outside:
 	win->kept = 0;
@@ -123,15 +145,21 @@ struct scry_memo {
 	__u32 pid;
 	__u32 gen;
 	__u32 epoch;
-	__u32 n;		/* words in off[] and val[] */
+	__u32 n;		/* words in off[], at most SCRY_MEMO_WORDS */
 	__u64 pc;
 	__u64 sp;
 	__u64 bp;
 	__u64 stack;		/* the walk's stack id */
-	__u32 span;		/* bytes of the window the words lie in */
+	__u32 len;		/* the walk's window's len: no longer one holds them */
 	__u32 pad;
-	__u8 off[SCRY_UWIN_WORDS];	/* the words, by index in w[] */
-	__u64 val[SCRY_UWIN_WORDS];	/* and what they held */
+	__u8 off[SCRY_MEMO_WORDS];	/* the words read, by index in w[] */
+	/*
+	 * The walk's whole window, of which off[] are the words that count:
+	 * a copy of it all is some loads and stores to the verifier, a copy
+	 * of the words read a loop it walks 32 times (~2,800 instructions in
+	 * every program that takes a user stack)
+	 */
+	__u64 w[SCRY_UWIN_WORDS];
 	__u64 done;
 };
 

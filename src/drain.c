@@ -403,25 +403,24 @@ static void pend_add(struct attach *a, struct bpf_map *m,
 	const struct plan_map *pm = &a->plan->maps[p->key.map];
 	size_t ksz = bpf_map__key_size(m);	/* a prefix (plan_key_size) */
 	struct scry_val val;
-	int i;
 
 	if (bpf_map__lookup_elem(m, &p->key, ksz, &val, sizeof(val), 0)) {
 		/* never: its first event put the key there, nothing deletes */
 		log_debug("a key added up on a CPU is not in the map: %d "
-			  "events left out", (int)p->val.count);
+			  "events left out", (int)p->count);
 		return;
 	}
-	if (pm->agg != SCRY_AGG_QUANTIZE && pm->agg != SCRY_AGG_LQUANTIZE)
-		val.count += p->val.count;	/* histograms: their slots */
+	/* histograms: their count is their slots' (take_key) */
+	if (pm->agg == SCRY_AGG_QUANTIZE || pm->agg == SCRY_AGG_LQUANTIZE)
+		val.slots[p->slot % SCRY_NBUCKETS] += p->count;
+	else
+		val.count += p->count;
 	if (pm->agg != SCRY_AGG_COUNT) {
-		val.sum += p->val.sum;
-		if (p->val.min < val.min)
-			val.min = p->val.min;
-		if (p->val.max > val.max)
-			val.max = p->val.max;
-		for (i = 0; i < SCRY_NBUCKETS; i++)
-			if (p->slots & (1ULL << i))
-				val.slots[i] += p->val.slots[i];
+		val.sum += p->sum;
+		if (p->min < val.min)
+			val.min = p->min;
+		if (p->max > val.max)
+			val.max = p->max;
 	}
 	bpf_map__update_elem(m, &p->key, ksz, &val, sizeof(val), BPF_EXIST);
 }

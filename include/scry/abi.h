@@ -182,9 +182,19 @@ struct scry_val {
 struct scry_pend {
 	__u32 state;		/* 0, SCRY_PEND_SEEN, SCRY_PEND_ADDING */
 	__u32 side;		/* the map it belongs to: aggs (0), aggs_alt */
-	__u64 slots;		/* which of val.slots are non-zero, a bit each */
+	/*
+	 * A histogram's events add up here while they land in one slot:
+	 * count of them in slot (a slot of their own ends the run). One
+	 * slot, not a copy of all 64: the flush adds one, and the verifier
+	 * walks no loop over them in every program that aggregates.
+	 */
+	__u32 slot;
+	__u32 pad;
+	__u64 count;
+	__s64 sum;
+	__s64 min;
+	__s64 max;
 	struct scry_key key;
-	struct scry_val val;
 };
 
 /* Stack store: frames by content hash, one map for kernel and user stacks. */
