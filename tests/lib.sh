@@ -259,7 +259,13 @@ expect() {	# DESCRIPTION STATUS MESSAGE-REGEX -- ARGS...
 # what the hypervisor took from the CPUs meanwhile, in samples (steal_ns,
 # wl_report.h): a period with stolen time in it still ends in a sample of
 # the task, which the scheduler charged only the time it ran, so up to
-# that many more may come. "WANT TOL STEAL".
+# that many more may come. LATE is 1 % of WANT fewer: a tick that comes
+# more than a period late (the guest's timer interrupt held off, or
+# delivered late by a loaded host without the time counting as stolen)
+# is forwarded past the periods it missed, one sample for them all
+# (perf_swevent_hrtimer: hrtimer_forward_now); seen here 0.5 % short in
+# a make test on a loaded 2-CPU machine, 3 % under qemu's emulation.
+# "WANT TOL STEAL LATE".
 samples_expected() {
 	awk -v hz="$1" '
 		$1 == "cpu_ns" { ns = $2 } $1 == "switches" { sw = $2 }
@@ -268,16 +274,17 @@ samples_expected() {
 			period = int(1e9 / hz); runs = sw + 1
 			tol = int(2.5 * sqrt(runs)) + 3
 			if (tol > runs + 2) tol = runs + 2
-			printf "%d %d %d\n", ns / period + 0.5, tol, st / period + 0.5
+			want = int(ns / period + 0.5)
+			printf "%d %d %d %d\n", want, tol, st / period + 0.5, want / 100
 		}' "$2"
 }
 
 # check_samples DESCRIPTION GOT HZ REPORT: GOT within samples_expected
 check_samples() {
-	local want tol steal
-	read -r want tol steal <<<"$(samples_expected "$3" "$4")"
-	check_range "$1 ($want - $tol .. + $tol + $steal stolen, for $(awk '$1 == "cpu_ns" { printf "%.3f", $2 / 1e9 }' "$4") s of CPU at $3 Hz)" \
-		"$2" $((want - tol)) $((want + tol + steal))
+	local want tol steal late
+	read -r want tol steal late <<<"$(samples_expected "$3" "$4")"
+	check_range "$1 ($want - $tol - $late late .. + $tol + $steal stolen, for $(awk '$1 == "cpu_ns" { printf "%.3f", $2 / 1e9 }' "$4") s of CPU at $3 Hz)" \
+		"$2" $((want - tol - late)) $((want + tol + steal))
 }
 
 # compare_bt JSON BT [SKIP]: the user stacks of every row (real frames, inlined
