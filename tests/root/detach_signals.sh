@@ -12,17 +12,20 @@
 . "$(dirname "$0")/../lib.sh"
 
 MWL=$WL/malloc_wl
-# five uprobe links: their closes take a while (~110 ms each here), so
-# the child is seen and signalled while it closes
+# eight uprobes: each one's close takes a while (~110 ms here, its perf
+# event's; its link's goes with it), so the child is seen and signalled
+# while it closes, even by a harness slowed by a loaded machine (with
+# four, an ASan run under load saw the child with only the last left)
 Q='uprobe:libc:malloc /arg0 == 48/ { @ = count() }
 uprobe:libc:free, uprobe:libc:calloc { @f = count() }
-uretprobe:libc:malloc /retval == 0/ { @z = count() }'
+uretprobe:libc:malloc /retval == 0/ { @z = count() }
+uprobe:libc:realloc, uprobe:libc:getenv, uprobe:libc:sysconf, uprobe:libc:getpid { @o = count() }'
 
 # the harness: subreaper of scry's session, so it reaps scry-detach and
 # sees how it ended. reap.py MODE OUT ERR SCRY...: signals the group as
 # soon as the child is seen (MODE "seen": it may still wait for scry's
-# go) or once it has closed its first link ("closing": inside the next
-# one's close). Prints "child PID", "ids link|prog IDS...", "signalled
+# go) or once it has closed its first link or perf event ("closing":
+# inside the next one's close). Prints "child PID", "ids link|prog IDS...", "signalled
 # WHEN", "child exited N" or "child signal N" (or "child not seen"),
 # "scry exited|signal N".
 cat >"$TMP/reap.py" <<'PYEOF'
@@ -47,6 +50,20 @@ def detach_child():
             return int(p)
     return None
 
+def slow(pid):
+    """the fds whose close the child waits in (detach.c slow_fds): links
+    and perf events. A uprobe attached through a perf event is both: its
+    link's close is quick, the perf event's waits for the unregister"""
+    n = 0
+    d = "/proc/%d/fd" % pid
+    for fd in os.listdir(d):
+        try:
+            t = os.readlink(os.path.join(d, fd))
+        except OSError:
+            continue
+        n += t in ("anon_inode:bpf_link", "anon_inode:[perf_event]")
+    return n
+
 def ids(pid, kind):
     found = set()
     d = "/proc/%d/fdinfo" % pid
@@ -59,25 +76,41 @@ def ids(pid, kind):
             pass
     return sorted(found)
 
+# The ids the child will hold, read from scry while it traces: the child
+# holds every link scry had (detach.c slow_fds), and on a loaded machine
+# its closes can all be over before its own fds are read (grace periods
+# end sooner when every CPU is busy)
+held = ([], [])
 child = None
 deadline = time.time() + 120
+polls = 0
 while child is None and time.time() < deadline:
     gone = scry.poll() is not None
     child = detach_child()
     if gone:
         break  # and its child, if there was one, is gone or seen now
+    if child is None and polls % 10 == 0:
+        try:
+            now = (ids(scry.pid, "link"), ids(scry.pid, "prog"))
+            if now[0]:
+                held = now
+        except OSError:
+            pass
+    polls += 1
     time.sleep(0.002)
 if child:
     print("child", child)
+    print("ids link", *held[0])
+    print("ids prog", *held[1])
     try:
-        links = ids(child, "link")
-        print("ids link", *links)
-        print("ids prog", *ids(child, "prog"))
-        # "closing": once its first link is gone, inside the next's close
-        while mode == "closing" and len(ids(child, "link")) == len(links):
+        # "closing": once its first slow fd is gone, inside the next's
+        # close (the links alone: a perf event's link goes at once, its
+        # perf event's close is the slow one)
+        first = slow(child)
+        while mode == "closing" and first and slow(child) == first:
             time.sleep(0.0005)
         print("signalled", "as soon as seen" if mode == "seen" else
-              "while closing" if ids(child, "link") else
+              "while closing" if slow(child) else
               "after its last close")
     except OSError:
         print("signalled after it ended")
@@ -104,9 +137,15 @@ for who, pid in (("child", child), ("scry", scry.pid)):
         print(who, "exited", os.WEXITSTATUS(st))
 PYEOF
 
+# "closing" until one run signals the child while it closes, 5 runs at
+# most: how long its closes take is the kernel's grace periods' (~110 ms
+# each on a quiet machine, a few ms when every CPU is busy), so a run may
+# see it only after its last. Every run's checks count, whenever its
+# signals came.
 n=0
-for run in seen closing; do
-	timeout 180 python3 "$TMP/reap.py" $run "$TMP/$run.out" "$TMP/$run.err" \
+for run in seen closing closing2 closing3 closing4 closing5; do
+	[ "$run" != seen ] && [ "$run" != closing ] && [ "$n" -gt 0 ] && break
+	timeout 180 python3 "$TMP/reap.py" ${run%[0-9]} "$TMP/$run.out" "$TMP/$run.err" \
 		"$SCRY" -q -c "$MWL sizes" "$Q" >"$TMP/$run.log" 2>&1
 	res=$TMP/$run.log
 	# scry itself is stopped by INT or TERM, if still there: its answer
@@ -136,4 +175,4 @@ for run in seen closing; do
 			"$(echo "$log" | grep -F "scry-detach:$child " | grep -c 'leaking uprobe')" 0
 	fi
 done
-check_range "a scry-detach was signalled while closing its links in at least one run" $n 1 2
+check_range "a scry-detach was signalled while closing its links in one of 5 runs" $n 1 1
