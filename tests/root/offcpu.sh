@@ -84,7 +84,7 @@ check_sleeps "-c" "$TMP/c.out" "$TMP/c.wl" "$KERN_END$USER_SHORT" "$KERN_END$USE
 check_eq "-c: one row per logical stack (sleep_short, sleep_long)" \
 	"$(nrows "$TMP/c.out" "^$SLEEP_K.*$KERN_END$USER_SHORT") $(nrows "$TMP/c.out" "^$SLEEP_K.*$KERN_END$USER_LONG")" "1 1" "$TMP/c.out"
 check_eq "-c: nothing lost or degraded (stderr is the banner only)" \
-	"$(grep -vc '^scry: tracing' "$TMP/c.err")" 0 "$TMP/c.err"
+	"$(grep -v '^scry: tracing' "$TMP/c.err")" ""
 
 # -p: attach to a running process, stop when it exits; it exits before
 # scry prints, so symbols must come from the mappings captured earlier.
@@ -101,7 +101,7 @@ check_sleeps "-p (process exited first)" "$TMP/p.out" "$TMP/p.wl" "$KERN_END$USE
 check_eq "-p: one row per logical stack (sleep_short, sleep_long)" \
 	"$(nrows "$TMP/p.out" "^$SLEEP_K.*$KERN_END$USER_SHORT") $(nrows "$TMP/p.out" "^$SLEEP_K.*$KERN_END$USER_LONG")" "1 1"
 check_eq "-p: nothing lost or degraded (stderr is the banner only)" \
-	"$(grep -vc '^scry: tracing' "$TMP/p.err")" 0 "$TMP/p.err"
+	"$(grep -v '^scry: tracing' "$TMP/p.err")" ""
 
 # --folded: comm;user frames;kernel frames_[k] MICROSECONDS (rounded).
 # The sleeps of a phase add up to at least its voluntary switches x the
@@ -158,6 +158,8 @@ done
 check_eq "--min-block 33554: the 50 ms sleeps stay, the 10 ms ones are gone (but those the unfiltered run saw blocked past the bound)" \
 	"$(count "$TMP/m.out" "^$SLEEP_K.*sleep_long" 0) $(count "$TMP/m.out" "^$SLEEP_K.*sleep_short" 0)" \
 	"$(count "$TMP/all.out" "^$SLEEP_K.*sleep_long" 0) $(count "$TMP/all.out" "^$SLEEP_K.*sleep_short" 33554432 | cut -d' ' -f1) 0"
+# (what the filtered scry said, if it missed one: seen once, not understood)
+case $LAST_CHECK in FAIL*) sed 's/^/#   m.err: /' "$TMP/m.err" ;; esac
 check_eq "--min-block: the unfiltered scry saw the $M 50 ms sleeps" \
 	"$(count "$TMP/all.out" "^$SLEEP_K.*sleep_long" 33554432 | cut -d' ' -f1)" $M
 # three programs on sched_switch: the tracepoint calls them through
