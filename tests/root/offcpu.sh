@@ -20,8 +20,10 @@
 N=20 M=4
 SHORT_NS=10000000 LONG_NS=50000000
 # A voluntary sleep: schedule() called by do_nanosleep(). A preemption
-# inside the syscall is another off-CPU period (state R) with another
-# kernel stack, of any length: it must not be counted as a sleep.
+# inside the syscall is another off-CPU period (state R) of any length,
+# mostly with another kernel stack; with this one when do_nanosleep
+# calls schedule() after the timer has already woken it (the kernel
+# counts that switch involuntary: seen once, a 32 us period, under load).
 SLEEP_K='vmlinux`__schedule;vmlinux`schedule;vmlinux`do_nanosleep;'
 KERN_END='vmlinux`entry_SYSCALL_64_after_hwframe;'
 # the user stack DWARF unwinding gives (inlined frames are rows of their
@@ -61,8 +63,11 @@ check_sleeps() {	# LABEL FILE REPORT USER-SHORT-REGEX USER-LONG-REGEX
 			check_range "$1: $fn's off-CPU periods are its $vcsw voluntary + $ivcsw..$imax involuntary switches" \
 				"$got" $((vcsw + ivcsw)) $((vcsw + imax))
 		fi
+		# shorter with the sleep's stack: only a preemption, which
+		# is one of the phase's involuntary switches (do_nanosleep
+		# calling schedule() once the timer had already woken it)
 		read -r got short <<<"$(count "$f" "^$SLEEP_K.*$re" $min)"
-		check_eq "$1: $fn's sleeps are each >= the nap (bucket >= $min), none shorter" "$short" 0 "$f"
+		check_range "$1: $fn's sleeps are each >= the nap (bucket >= $min), none shorter but its <= $imax preemptions" "$short" 0 "$imax"
 		check_eq "$1: $fn's sleeps are its $vcsw voluntary switches (of $naps naps)" "$got" "$vcsw"
 	done
 	# on a miss, scry's loss counters tell whether it knew
