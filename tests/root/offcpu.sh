@@ -160,9 +160,9 @@ done
 # (compared with what the unfiltered scry saw, and that with M below).
 # A 10 ms sleep stays only if it blocked past the bound (a loaded
 # machine can wake it 30 ms late): then the unfiltered run saw it there.
-# A 50 ms nap's period below the bound is gone: one woken early and put
-# back to sleep in do_nanosleep's loop is two periods, the second short
-# (the unfiltered run saw 5 for 4 naps once, and this check wanted all 5)
+# A period below the bound with a long nap's stack is gone: a preemption
+# at do_nanosleep's schedule() (SLEEP_K above; the unfiltered run saw 5
+# for 4 naps once, and this check wanted all 5)
 check_eq "--min-block 33554: the 50 ms sleeps stay, the 10 ms ones are gone (but those the unfiltered run saw blocked past the bound)" \
 	"$(count "$TMP/m.out" "^$SLEEP_K.*sleep_long" 0) $(count "$TMP/m.out" "^$SLEEP_K.*sleep_short" 0)" \
 	"$(count "$TMP/all.out" "^$SLEEP_K.*sleep_long" 33554432 | cut -d' ' -f1) 0 $(count "$TMP/all.out" "^$SLEEP_K.*sleep_short" 33554432 | cut -d' ' -f1) 0"
