@@ -39,13 +39,29 @@
 /* Set by the frontend when it loads tables: false prunes the walker. */
 const volatile bool ustack_dwarf = false;
 
-/* Sizes are placeholders: the frontend sets them (docs/UNWIND.md). */
-struct {
+/*
+ * Sizes are placeholders: the frontend sets them (docs/UNWIND.md). Every
+ * chunk is the same size, as the template: the verifier inlines lookups
+ * into them then (an inner map of its own size, BPF_F_INNER_MAP, would
+ * take the helper's call).
+ */
+struct scry_unwind_chunk {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);	/* filled by memcpy */
-	__uint(max_entries, 1 << 19);
+	__uint(max_entries, SCRY_UNWIND_CHUNK_ROWS);
+	/*
+	 * sizes, not types: clang's BTF has only a declaration of a type
+	 * a map template alone names, and libbpf needs its size
+	 */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct scry_unwind_row));
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 32);
 	__type(key, __u32);
-	__type(value, struct scry_unwind_row);
+	__array(values, struct scry_unwind_chunk);
 } unwind_rows SEC(".maps");
 
 struct {
@@ -99,6 +115,17 @@ static __always_inline void scry_unwind_stat(struct scry_uwin *win,
 	scry_uwin_unkept(win);
 }
 
+/* Row @idx of unwind_rows (its chunk, then the row), or NULL. */
+static __always_inline const struct scry_unwind_row *scry_unwind_row_at(
+	__u32 idx)
+{
+	__u32 c = idx >> SCRY_UNWIND_CHUNK_SHIFT;
+	__u32 o = idx & (SCRY_UNWIND_CHUNK_ROWS - 1);
+	void *chunk = bpf_map_lookup_elem(&unwind_rows, &c);
+
+	return chunk ? bpf_map_lookup_elem(chunk, &o) : NULL;
+}
+
 /* Stop the walk (bpf_loop callbacks return 1 to end the loop). */
 static __always_inline long scry_unwind_fail(struct scry_unwind_walk *w,
 					     __u32 reason)
@@ -148,44 +175,83 @@ static __always_inline long scry_unwind_push(struct scry_unwind_walk *w,
 }
 
 /*
- * The two binary searches are global functions: the verifier checks each
- * once, with unknown arguments, instead of once per loop exit inside every
- * caller (hundreds of thousands of instructions when inlined).
+ * The two binary searches are global functions, each step a bpf_loop()
+ * callback: the verifier checks a step once, not once per step of the
+ * loop in every program that takes a stack (unrolled, the two were
+ * ~2,100 of the 11,000 instructions verified of offcpu's sched_switch
+ * program), nor once per loop exit inside every caller (hundreds of
+ * thousands of instructions when inlined). Since 6.0 the verifier
+ * inlines bpf_loop() with a known callback into a loop of direct calls.
  */
+
+/*
+ * One search's state: lower bound @lo of @n candidates, @key the value
+ * searched for. The callbacks read and write it through the pointer, so
+ * the verifier tracks none of it exactly and checks a step once.
+ */
+struct scry_unwind_search {
+	const struct scry_unwind_proc *proc;	/* map_find's list */
+	__u64 key;
+	__u32 lo;
+	__u32 n;
+};
+
+/* lower bound: the index moves by half, and needs no hi */
+static long scry_unwind_map_step(__u32 i, void *ctx)
+{
+	struct scry_unwind_search *q = ctx;
+	__u32 half = q->n / 2;
+
+	(void)i;
+	if (q->n <= 1)
+		return 1;
+	if (q->proc->map[(q->lo + half) & (SCRY_UNWIND_MAX_MAPS - 1)].start <=
+	    q->key)
+		q->lo += half;
+	q->n -= half;
+	return 0;
+}
 
 /* Copy the mapping that covers @pc into @out: 0, or -1 if none does. */
 __attribute__((noinline))
 int scry_unwind_map_find(const struct scry_unwind_proc *proc, __u64 pc,
 			 struct scry_unwind_map *out)
 {
+	struct scry_unwind_search q = { .proc = proc, .key = pc };
 	const struct scry_unwind_map *m;
-	__u32 lo = 0, n, half;
-	int i;
 
 	if (!proc || !out)
 		return -1;
-	n = proc->n;
-	if (n > SCRY_UNWIND_MAX_MAPS)
-		n = SCRY_UNWIND_MAX_MAPS;
-	if (!n)
+	q.n = proc->n;
+	if (q.n > SCRY_UNWIND_MAX_MAPS)
+		q.n = SCRY_UNWIND_MAX_MAPS;
+	if (!q.n)
 		return -1;
-	/*
-	 * lower bound: the index moves by half, and needs no hi. It indexes
-	 * through @out's padding (scry_opaque): 11,025 instructions
-	 * verified of a malloc uprobe's 19,951 before, 869 after.
-	 */
-	for (i = 0; i < SCRY_UNWIND_MAP_STEPS && n > 1; i++) {
-		half = n / 2;
-		m = &proc->map[(scry_opaque(&out->pad, lo) + half) &
-			       (SCRY_UNWIND_MAX_MAPS - 1)];
-		if (m->start <= pc)
-			lo += half;
-		n -= half;
-	}
-	m = &proc->map[scry_opaque(&out->pad, lo) & (SCRY_UNWIND_MAX_MAPS - 1)];
+	bpf_loop(SCRY_UNWIND_MAP_STEPS, scry_unwind_map_step, &q, 0);
+	m = &proc->map[q.lo & (SCRY_UNWIND_MAX_MAPS - 1)];
 	if (pc < m->start || pc >= m->end)
 		return -1;
 	*out = *m;
+	return 0;
+}
+
+static long scry_unwind_row_step(__u32 i, void *ctx)
+{
+	struct scry_unwind_search *q = ctx;
+	const struct scry_unwind_row *r;
+	__u32 half = q->n / 2, mid = q->lo + half;
+
+	(void)i;
+	if (q->n <= 1)
+		return 1;
+	r = scry_unwind_row_at(mid);
+	if (!r) {
+		q->n = 0;	/* outside the rows: no answer */
+		return 1;
+	}
+	if (r->pc <= q->key)
+		q->lo = mid;
+	q->n -= half;
 	return 0;
 }
 
@@ -193,25 +259,14 @@ int scry_unwind_map_find(const struct scry_unwind_proc *proc, __u64 pc,
 __attribute__((noinline))
 int scry_unwind_row_find(__u32 lo, __u32 n, __u32 pc)
 {
-	const struct scry_unwind_row *r;
-	__u32 half, mid;
-	int i;
+	struct scry_unwind_search q = { .key = pc, .lo = lo, .n = n };
 
 	if (!n)
 		return -1;
-	for (i = 0; i < SCRY_UNWIND_ROW_STEPS && n > 1; i++) {
-		half = n / 2;
-		mid = lo + half;
-		r = bpf_map_lookup_elem(&unwind_rows, &mid);
-		if (!r)
-			return -1;
-		if (r->pc <= pc)
-			lo = mid;
-		n -= half;
-	}
-	if (n > 1)
-		return -1;	/* more rows than the search covers */
-	return lo;
+	bpf_loop(SCRY_UNWIND_ROW_STEPS, scry_unwind_row_step, &q, 0);
+	if (q.n != 1)
+		return -1;	/* more rows than the search covers, or none */
+	return q.lo;
 }
 
 /*
@@ -234,9 +289,8 @@ static __always_inline int scry_unwind_row_lookup(
 	if (bucket >= ti->nbuckets)
 		bucket = ti->nbuckets - 1;
 	k = ti->index + bucket;
-	a = bpf_map_lookup_elem(&unwind_rows, &k);
-	k++;
-	b = bpf_map_lookup_elem(&unwind_rows, &k);
+	a = scry_unwind_row_at(k);
+	b = scry_unwind_row_at(k + 1);
 	if (!a || !b || a->pc > b->pc || b->pc >= ti->nrows)
 		return -1;	/* not an index the frontend wrote */
 	return scry_unwind_row_find(ti->base + a->pc, b->pc - a->pc + 1, pc);
@@ -265,12 +319,12 @@ int scry_unwind_row_hint(struct scry_unwind_kstate *ks,
 	idx = h->idx;
 	if (idx < ti->base || idx - ti->base >= ti->nrows)
 		return -1;
-	r = bpf_map_lookup_elem(&unwind_rows, &idx);
+	r = scry_unwind_row_at(idx);
 	if (!r || r->pc > pc)
 		return -1;
 	if (idx - ti->base + 1 < ti->nrows) {
 		next = idx + 1;
-		r = bpf_map_lookup_elem(&unwind_rows, &next);
+		r = scry_unwind_row_at(next);
 		if (!r || r->pc <= pc)
 			return -1;
 	}
@@ -407,7 +461,7 @@ static __always_inline __u32 scry_unwind_find(struct scry_unwind_walk *w,
 		scry_unwind_row_hint_put(w->ks, m.table, pc, i);
 	}
 	idx = i;
-	r = bpf_map_lookup_elem(&unwind_rows, &idx);
+	r = scry_unwind_row_at(idx);
 	if (!r || r->pc > pc ||
 	    (r->cfa & SCRY_UNWIND_CFA_MASK) == SCRY_UNWIND_CFA_NONE)
 		return SCRY_UNWIND_STAT_NO_ROW;

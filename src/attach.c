@@ -27,6 +27,7 @@
 #include <scry/selfprog.h>
 #include <scry/session.h>
 #include <scry/source.h>
+#include <scry/unwind.h>
 #include "scry.skel.h"
 #include "scry_all.skel.h"
 
@@ -243,9 +244,12 @@ static void size_maps(struct attach *a)
 				 p->uses_strings ? a->opts->max_keys : 1);
 	if (a->follow_forks)
 		bpf_map__set_max_entries(s->maps.targets, SCRY_MAX_FOLLOWED);
-	/* DWARF tables: rows of every file back to back, per-pid mappings */
+	/*
+	 * DWARF tables: rows of every file back to back, in chunks the
+	 * store makes as rows come (unwind_abi.h); per-pid mappings
+	 */
 	bpf_map__set_max_entries(s->maps.unwind_rows, attach_dwarf(a) ?
-				 a->opts->max_unwind_rows : 1);
+				 unwind_chunks(a->opts->max_unwind_rows) : 1);
 	bpf_map__set_max_entries(s->maps.unwind_tables,
 				 attach_dwarf(a) ? 4096 : 1);
 	bpf_map__set_max_entries(s->maps.unwind_procs,
@@ -302,6 +306,12 @@ static void map_needs(const struct attach *a, struct mapmem *need)
 				 bpf_map__value_size(m),
 				 bpf_map__max_entries(m),
 				 bpf_map__map_flags(m), ncpus);
+		/* the rows its chunks take once every one is made */
+		if (m == s->maps.unwind_rows && attach_dwarf(a))
+			b += mapmem_bytes(BPF_MAP_TYPE_ARRAY, sizeof(__u32),
+					  sizeof(struct scry_unwind_row),
+					  a->opts->max_unwind_rows,
+					  BPF_F_MMAPABLE, ncpus);
 		need->total += b;
 		if (m == s->maps.aggs || m == s->maps.vars ||
 		    m == s->maps.aggs_alt || m == s->maps.vars_alt ||

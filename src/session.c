@@ -646,7 +646,7 @@ static int unwind_start(struct session *s)
 	struct scry *skel = s->a.skel;
 	struct unwind_store_maps maps = {
 		.rows_fd = bpf_map__fd(skel->maps.unwind_rows),
-		.max_rows = bpf_map__max_entries(skel->maps.unwind_rows),
+		.max_rows = s->o->max_unwind_rows,
 		.tables_fd = bpf_map__fd(skel->maps.unwind_tables),
 		.max_tables = bpf_map__max_entries(skel->maps.unwind_tables),
 		.procs_fd = bpf_map__fd(skel->maps.unwind_procs),
@@ -696,11 +696,12 @@ static void unwind_report(const struct session *s)
 	if (!(s->o->stats || s->o->verbose))
 		return;
 	fprintf(stderr, "scry: unwind tables: %zu files, %zu tables, %u row and index slots "
-		"(%.1f MiB of %.1f MiB), %zu processes; %zu files without CFI"
-		"\n", st->files, st->tables, st->rows_used,
-		st->rows_used * 8.0 / (1 << 20),
-		bpf_map__max_entries(s->a.skel->maps.unwind_rows) * 8.0 /
-		(1 << 20), st->procs, st->no_cfi);
+		"(%.1f MiB of %.1f MiB, in %u chunks of %.1f MiB), %zu "
+		"processes; %zu files without CFI\n", st->files, st->tables,
+		st->rows_used, st->rows_used * 8.0 / (1 << 20),
+		s->o->max_unwind_rows * 8.0 / (1 << 20), st->chunks,
+		SCRY_UNWIND_CHUNK_ROWS * 8.0 / (1 << 20), st->procs,
+		st->no_cfi);
 	if (st->too_big)
 		fprintf(stderr, "scry: unwind tables not built: %zu files with "
 			"more than %u rows (frame pointers used there)\n",

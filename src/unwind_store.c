@@ -7,11 +7,15 @@
  * once.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include <scry/addrspace.h>
 #include <scry/array.h>
@@ -41,6 +45,8 @@ struct unwind_store {
 	struct ukey *keys;		/* every identity registered */
 	size_t nkeys, cap_keys;
 	struct scry_unwind_row *rows;	/* without a rows map: in memory */
+	int *chunks;			/* unwind_rows' chunks made, or -1 */
+	__u32 nchunks;
 	size_t page;			/* bytes */
 	struct scry_unwind_tinfo *tinfo;
 	__u32 ntables;			/* next id; 0 is never used */
@@ -71,8 +77,15 @@ struct unwind_store *unwind_store_new(const struct unwind_store_maps *maps)
 	if (!s->tinfo)
 		goto fail;
 	s->ntables = 1;
-	if (maps->rows_fd >= 0)
-		return s;	/* rows go straight to the map: write_rows */
+	if (maps->rows_fd >= 0) {
+		/* rows go straight to the map: write_rows */
+		s->nchunks = unwind_chunks(s->maps.max_rows);
+		s->chunks = malloc(s->nchunks * sizeof(*s->chunks));
+		if (!s->chunks)
+			goto fail;
+		memset(s->chunks, -1, s->nchunks * sizeof(*s->chunks));
+		return s;
+	}
 	s->rows = calloc(s->maps.max_rows, sizeof(*s->rows));
 	if (s->rows)
 		return s;
@@ -96,6 +109,10 @@ void unwind_store_free(struct unwind_store *s)
 			free(f);
 		}
 	}
+	for (i = 0; i < s->nchunks; i++)
+		if (s->chunks[i] >= 0)
+			close(s->chunks[i]);
+	free(s->chunks);
 	free(s->rows);
 	free(s->tinfo);
 	free(s->keys);
@@ -116,38 +133,183 @@ static void stats_add(struct unwind_stats *sum, const struct unwind_stats *st)
 }
 
 /*
- * @n rows at @base of unwind_rows. The map is BPF_F_MMAPABLE: the pages
- * that hold them are mapped for one memcpy, then unmapped. Not the whole
- * map for the run: the kernel maps every page of a BPF array at mmap(),
- * so the default 16 MiB of rows would all count in scry's RSS, most of
- * it for rows no table ever fills (-c /bin/true uses 0.2 MiB). Without
- * mmap, one update per row (slow, but once per file).
+ * One chunk put into unwind_rows by a thread of its own: the kernel
+ * makes a map-of-maps update visible at once, then waits out an RCU
+ * grace period before the bpf() call returns (17 ms here, most of a
+ * start), for a caller that replaces or deletes an inner map; this one
+ * fills an empty slot. The caller waits only for the slot to show the
+ * chunk (chunk_put). Each side holds a reference; the last one frees.
  */
-static int write_rows(struct unwind_store *s, __u32 base,
-		      const struct scry_unwind_row *rows, size_t n)
+struct chunk_put {
+	int outer, inner;	/* the thread's own dups */
+	__u32 slot;
+	int err;		/* the update's, once done */
+	int done;
+	int refs;
+};
+
+static void put_unref(struct chunk_put *p)
+{
+	if (__atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	close(p->outer);
+	close(p->inner);
+	free(p);
+}
+
+static void *put_thread(void *arg)
+{
+	struct chunk_put *p = arg;
+	int err = 0;
+
+	if (bpf_map_update_elem(p->outer, &p->slot, &p->inner, BPF_ANY))
+		err = -errno;
+	__atomic_store_n(&p->err, err, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->done, 1, __ATOMIC_RELEASE);
+	put_unref(p);
+	return NULL;
+}
+
+/* Put chunk @fd (map id @id) at @slot of unwind_rows: 0, or -errno. */
+static int chunk_put(struct unwind_store *s, __u32 slot, int fd, __u32 id)
+{
+	struct chunk_put *p = calloc(1, sizeof(*p));
+	pthread_attr_t attr;
+	pthread_t t;
+	__u32 got;
+	int err = 0, i;
+
+	if (!p)
+		return -ENOMEM;
+	p->slot = slot;
+	p->refs = 2;
+	p->outer = fcntl(s->maps.rows_fd, F_DUPFD_CLOEXEC, 0);
+	p->inner = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (p->outer < 0 || p->inner < 0 || pthread_attr_init(&attr)) {
+		p->refs = 1;
+		put_unref(p);
+		return -EMFILE;
+	}
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &attr, put_thread, p)) {
+		pthread_attr_destroy(&attr);
+		p->refs = 1;
+		put_unref(p);
+		return -EAGAIN;
+	}
+	pthread_attr_destroy(&attr);
+	/* a slot reads as the id of the map in it; ~20 us, 1 s at most */
+	for (i = 0; i < 20000; i++) {
+		if (!bpf_map_lookup_elem(s->maps.rows_fd, &slot, &got) &&
+		    got == id)
+			break;
+		if (__atomic_load_n(&p->done, __ATOMIC_ACQUIRE)) {
+			err = __atomic_load_n(&p->err, __ATOMIC_RELAXED);
+			if (err)
+				break;
+		}
+		/* the thread may share this CPU: let it run first */
+		if (i < 10)
+			sched_yield();
+		else
+			usleep(50);
+	}
+	if (i == 20000)
+		err = -ETIMEDOUT;
+	put_unref(p);
+	return err;
+}
+
+/*
+ * unwind_rows' chunk @c: made, and put in unwind_rows, the first time a
+ * row goes there. Its fd, or -errno.
+ */
+static int chunk_fd(struct unwind_store *s, __u32 c)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_MMAPABLE);
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd, err;
+
+	if (c >= s->nchunks)
+		return -E2BIG;
+	if (s->chunks[c] >= 0)
+		return s->chunks[c];
+	/* as unwind.bpf.h's template, or the kernel refuses it there */
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unwind_chunk", sizeof(__u32),
+			    sizeof(struct scry_unwind_row),
+			    SCRY_UNWIND_CHUNK_ROWS, &o);
+	if (fd < 0)
+		return -errno;
+	err = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno :
+	      chunk_put(s, c, fd, info.id);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	s->chunks[c] = fd;
+	s->stats.chunks++;
+	return fd;
+}
+
+/*
+ * @n rows at @first of chunk @fd. The chunk is BPF_F_MMAPABLE: the pages
+ * that hold them are mapped for one memcpy, then unmapped. Not the whole
+ * chunk for the run: the kernel maps every page of a BPF array at mmap(),
+ * which would count in scry's RSS. Without mmap, one update per row
+ * (slow, but once per file).
+ */
+static int write_chunk(struct unwind_store *s, int fd, __u32 first,
+		       const struct scry_unwind_row *rows, size_t n)
 {
 	size_t sz = sizeof(*rows), off, len;
 	void *p;
 	__u32 i, key;
 
-	if (s->maps.rows_fd < 0) {
-		memcpy(&s->rows[base], rows, n * sz);
-		return 0;
-	}
-	/* base + n <= max_rows: the window ends inside the map's pages */
-	off = base * sz / s->page * s->page;
-	len = ((base + n) * sz - off + s->page - 1) / s->page * s->page;
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 s->maps.rows_fd, off);
+	/* first + n <= the chunk's rows: the window ends in its pages */
+	off = first * sz / s->page * s->page;
+	len = ((first + n) * sz - off + s->page - 1) / s->page * s->page;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
 	if (p != MAP_FAILED) {
-		memcpy((char *)p + (base * sz - off), rows, n * sz);
+		memcpy((char *)p + (first * sz - off), rows, n * sz);
 		munmap(p, len);
 		return 0;
 	}
 	for (i = 0; i < n; i++) {
-		key = base + i;
-		if (bpf_map_update_elem(s->maps.rows_fd, &key, &rows[i], 0))
+		key = first + i;
+		if (bpf_map_update_elem(fd, &key, &rows[i], 0))
 			return -errno;
+	}
+	return 0;
+}
+
+/* @n rows at @base of unwind_rows, chunk by chunk. */
+static int write_rows(struct unwind_store *s, __u32 base,
+		      const struct scry_unwind_row *rows, size_t n)
+{
+	__u32 c, first;
+	size_t k;
+	int fd, err;
+
+	if (s->maps.rows_fd < 0) {
+		memcpy(&s->rows[base], rows, n * sizeof(*rows));
+		return 0;
+	}
+	while (n) {
+		c = base / SCRY_UNWIND_CHUNK_ROWS;
+		first = base % SCRY_UNWIND_CHUNK_ROWS;
+		k = SCRY_UNWIND_CHUNK_ROWS - first;
+		if (k > n)
+			k = n;
+		fd = chunk_fd(s, c);
+		if (fd < 0)
+			return fd;
+		err = write_chunk(s, fd, first, rows, k);
+		if (err)
+			return err;
+		base += k;
+		rows += k;
+		n -= k;
 	}
 	return 0;
 }

@@ -84,9 +84,11 @@ struct unwind_store;
 
 /*
  * The walker's maps (bpf_map__fd / bpf_map__max_entries of unwind_rows,
- * unwind_tables, unwind_procs). rows_fd < 0 keeps everything in memory
- * (tests, and the host emulation of the walker); then max_rows and
- * max_tables still bound the store.
+ * unwind_tables, unwind_procs). rows_fd is unwind_rows, the array of
+ * chunks: the store makes each chunk when its first row comes, up to
+ * max_rows rows. rows_fd < 0 keeps everything in memory (tests, and the
+ * host emulation of the walker); then max_rows and max_tables still
+ * bound the store.
  */
 struct unwind_store_maps {
 	int rows_fd;
@@ -117,8 +119,15 @@ struct unwind_store_stats {
 	size_t procs_failed;		/* unwind_procs updates that failed (full) */
 	size_t files_full;		/* unwind_files updates that failed */
 	__u32 rows_used;		/* of max_rows: rows and index slots */
+	__u32 chunks;			/* unwind_rows' chunks made */
 	struct unwind_stats sum;	/* all placed tables together */
 };
+
+/* unwind_rows' chunks that hold @rows rows (unwind_abi.h). */
+static inline __u32 unwind_chunks(__u32 rows)
+{
+	return (rows + SCRY_UNWIND_CHUNK_ROWS - 1) / SCRY_UNWIND_CHUNK_ROWS;
+}
 
 struct unwind_store *unwind_store_new(const struct unwind_store_maps *maps);
 void unwind_store_free(struct unwind_store *s);

@@ -5,8 +5,11 @@
  * sides. docs/UNWIND.md explains the format and the walk.
  *
  * Three maps:
- *   unwind_rows    ARRAY  u32 -> struct scry_unwind_row; every table's rows,
- *                         one table after the other (a bump allocator)
+ *   unwind_rows    ARRAY_OF_MAPS  chunk -> ARRAY u32 -> struct
+ *                         scry_unwind_row; every table's rows, one table
+ *                         after the other (a bump allocator), row i in
+ *                         chunk i >> SCRY_UNWIND_CHUNK_SHIFT, made by the
+ *                         frontend when the first row goes there
  *   unwind_tables  ARRAY  table id -> struct scry_unwind_tinfo (where its
  *                         rows start, how many); id 0 means "no table"
  *   unwind_procs   HASH   tgid -> struct scry_unwind_proc (the process's
@@ -60,6 +63,15 @@ struct scry_unwind_row {
 	__s16 off;		/* CFA offset, bytes or 8-byte units (OFF8);
 				 * PLT: the rip & 15 threshold */
 };
+
+/*
+ * Rows per chunk of unwind_rows: 64Ki rows, 512 KiB. A start makes only
+ * the chunks its tables fill (one for a program and libc), not the
+ * --max-unwind-rows (16 MiB) a single array took, every page of it
+ * zeroed and charged at creation (2.3 ms of a 21 ms start here).
+ */
+#define SCRY_UNWIND_CHUNK_SHIFT	16
+#define SCRY_UNWIND_CHUNK_ROWS	(1U << SCRY_UNWIND_CHUNK_SHIFT)
 
 /*
  * unwind_tables[id]: rows [base, base + nrows) of unwind_rows, by pc,

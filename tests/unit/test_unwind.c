@@ -43,6 +43,7 @@
 #define SEC(name)
 #define __uint(name, val)	int (*name)[val]
 #define __type(name, val)	typeof(val) *name
+#define __array(name, val)	typeof(val) *name[]
 #ifndef __always_inline
 #define __always_inline		inline __attribute__((always_inline))
 #endif
@@ -63,13 +64,6 @@ static void scry_stat(__u32 which)
 }
 
 static void *bpf_map_lookup_elem(void *map, const void *key);
-
-/* maps.bpf.h's: the verifier's concern only */
-static __u32 scry_opaque(volatile __u32 *mem, __u32 v)
-{
-	*mem = v;
-	return *mem;
-}
 
 /* bpf_probe_read_user: our own memory, faults reported, never taken */
 static long bpf_probe_read_user(void *dst, __u32 size, const void *src)
@@ -148,6 +142,12 @@ static void scry_vma_find(struct task_struct *task, __u64 addr,
 /* What the maps would hold: the store's arrays and one process. */
 static const struct scry_unwind_row *host_rows;
 static __u32 host_nrows;
+#define HOST_CHUNKS	64		/* 4M rows: more than any test makes */
+static __u32 host_chunks[HOST_CHUNKS] = {
+#define C8(n) n, n + 1, n + 2, n + 3, n + 4, n + 5, n + 6, n + 7
+	C8(0), C8(8), C8(16), C8(24), C8(32), C8(40), C8(48), C8(56)
+#undef C8
+};
 static const struct scry_unwind_tinfo *host_tinfo;
 static __u32 host_ntables;
 static struct scry_unwind_proc host_proc;
@@ -166,8 +166,14 @@ static void *bpf_map_lookup_elem(void *map, const void *key)
 		return !files_hidden && !unwind_store_file_entry(store, key,
 								&host_file) ?
 		       &host_file : NULL;
+	/* a chunk of unwind_rows stands for itself: its number */
 	if (map == &unwind_rows)
+		return k < unwind_chunks(host_nrows) ? &host_chunks[k] : NULL;
+	if (map >= (void *)host_chunks &&
+	    map < (void *)&host_chunks[HOST_CHUNKS]) {
+		k += *(const __u32 *)map * SCRY_UNWIND_CHUNK_ROWS;
 		return k < host_nrows ? (void *)&host_rows[k] : NULL;
+	}
 	if (map == &unwind_tables)
 		return k < host_ntables ? (void *)&host_tinfo[k] : NULL;
 	if (map == &unwind_procs)
