@@ -24,6 +24,7 @@
 #include <scry/kernel.h>
 #include <scry/log.h>
 #include <scry/mapmem.h>
+#include <scry/parload.h>
 #include <scry/selfprog.h>
 #include <scry/session.h>
 #include <scry/source.h>
@@ -264,7 +265,8 @@ static void size_maps(struct attach *a)
 		size_per_target(a);
 }
 
-struct bpf_program *attach_clause_prog(struct attach *a, const char *name,
+/* The main object's program: where the plan's choices are made. */
+static struct bpf_program *clause_prog(struct attach *a, const char *name,
 				       int clause)
 {
 	struct bpf_program *prog;
@@ -277,9 +279,15 @@ struct bpf_program *attach_clause_prog(struct attach *a, const char *name,
 	return prog;
 }
 
+struct bpf_program *attach_clause_prog(struct attach *a, const char *name,
+				       int clause)
+{
+	return parload_prog(a->side, clause_prog(a, name, clause));
+}
+
 int attach_want(struct attach *a, const char *name, int clause)
 {
-	struct bpf_program *prog = attach_clause_prog(a, name, clause);
+	struct bpf_program *prog = clause_prog(a, name, clause);
 
 	if (!prog)
 		return -ENOENT;
@@ -514,6 +522,7 @@ struct scry *attach_engine_open(bool all,
 
 	if (!obj)
 		return NULL;
+	parload_register();
 	err = scry__create_skeleton(obj);
 	if (!err) {
 		obj->skeleton->data = (void *)attach_engine_bytes(all,
@@ -553,6 +562,9 @@ static struct scry *open_engine(struct attach *a, bool cut)
 	/* libbpf copies the path and opens it at load: the fd is kept till
 	 * then (open_and_load) */
 	a->corebtf_fd = fd;
+	/* named as the skeleton names its object: the same maps' names */
+	oo.object_name = "scry";
+	a->side = parload_open(obj, objsz, &oo);
 	return attach_engine_open(a->engine_all, &oo);
 }
 
@@ -603,7 +615,9 @@ static int load_engine(struct attach *a, bool cut)
 	if (err)
 		return err;
 	alloc_on_demand(a);
+	parload_split(a->side, a->skel->obj, a->skel->progs.maps_ready);
 	err = scry__load(a->skel);
+	err = parload_finish(a->side, err);
 	if (!err) {
 		engine_bytes_release(a->engine_all);
 		warm_caches(a);
@@ -656,6 +670,8 @@ int attach_load(struct attach *a)
 		log_debug("loading with the cached CO-RE target BTF: %s: "
 			  "again with all of vmlinux BTF", strerror(-err));
 		corebtf_drop(COREBTF_DIR, obj, objsz);
+		parload_free(a->side);
+		a->side = NULL;
 		scry__destroy(a->skel);
 		a->skel = NULL;
 		a->need = (struct mapmem){};
@@ -758,6 +774,7 @@ int attach_prog(struct attach *a, struct bpf_program *prog)
 	struct bpf_link *l;
 	int err;
 
+	prog = parload_prog(a->side, prog);
 	if (!bpf_program__autoload(prog))
 		return 0;
 	l = bpf_program__attach(prog);
@@ -1009,6 +1026,8 @@ void attach_close(struct attach *a)
 	a->links_cap = 0;
 	selfprog_free(a->self);
 	a->self = NULL;
+	parload_free(a->side);
+	a->side = NULL;
 	scry__destroy(a->skel);
 	a->skel = NULL;
 	detach_go(go);

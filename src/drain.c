@@ -18,6 +18,7 @@
 #include <scry/obj.h>
 #include <scry/plan.h>
 #include <scry/report.h>
+#include <scry/parload.h>
 #include <scry/selfprog.h>
 #include <scry/session.h>
 #include <scry/sym.h>
@@ -101,8 +102,12 @@ static int read_stack(struct attach *a, __u64 id, struct scry_stack *st)
  */
 static bool own_prog(struct attach *a, __u64 addr)
 {
-	if (!a->self && a->skel)
-		a->self = selfprog_new(a->skel->obj);
+	if (!a->self && a->skel) {
+		struct bpf_object *objs[] = { a->skel->obj,
+					      parload_object(a->side) };
+
+		a->self = selfprog_new(objs, 2);
+	}
 	return selfprog_has(a->self, addr);
 }
 

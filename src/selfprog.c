@@ -61,20 +61,25 @@ static int add_prog(struct selfprog *sp, int fd)
 	return 0;
 }
 
-struct selfprog *selfprog_new(struct bpf_object *obj)
+struct selfprog *selfprog_new(struct bpf_object *const *objs, size_t nobjs)
 {
 	struct selfprog *sp = calloc(1, sizeof(*sp));
 	struct bpf_program *prog;
+	size_t i;
 
 	if (!sp)
 		return NULL;
-	bpf_object__for_each_program(prog, obj) {
-		int fd = bpf_program__fd(prog);
+	for (i = 0; i < nobjs; i++) {
+		if (!objs[i])
+			continue;
+		bpf_object__for_each_program(prog, objs[i]) {
+			int fd = bpf_program__fd(prog);
 
-		if (fd >= 0 && add_prog(sp, fd)) {
-			selfprog_free(sp);
-			errno = ENOMEM;
-			return NULL;
+			if (fd >= 0 && add_prog(sp, fd)) {
+				selfprog_free(sp);
+				errno = ENOMEM;
+				return NULL;
+			}
 		}
 	}
 	return sp;

@@ -13,16 +13,34 @@
 #include <scry/source.h>
 #include "scry.skel.h"
 
+/*
+ * A switch's two halves (bpf/scry.bpf.c on_switch_out, on_switch_in), in
+ * the order they must run: the tracepoint runs its programs in the order
+ * they attached.
+ */
+static const char *const halves[] = { "offcpu_out", "offcpu_in" };
+
 static int sched_prepare(struct attach *a, const struct plan_probe *pp)
 {
-	return attach_want(a, "offcpu", pp->clause);
+	int err = 0;
+	size_t i;
+
+	for (i = 0; !err && i < sizeof(halves) / sizeof(halves[0]); i++)
+		err = attach_want(a, halves[i], pp->clause);
+	return err;
 }
 
 static int sched_attach(struct attach *a, const struct plan_probe *pp)
 {
-	struct bpf_program *p = attach_clause_prog(a, "offcpu", pp->clause);
+	struct bpf_program *p;
+	int err = 0;
+	size_t i;
 
-	return p ? attach_prog(a, p) : -ENOENT;
+	for (i = 0; !err && i < sizeof(halves) / sizeof(halves[0]); i++) {
+		p = attach_clause_prog(a, halves[i], pp->clause);
+		err = p ? attach_prog(a, p) : -ENOENT;
+	}
+	return err;
 }
 
 const struct source source_offcpu = {

@@ -19,6 +19,7 @@ struct bpf_link;
 struct bpf_program;
 struct scry_opts;
 struct selfprog;
+struct parload;
 
 struct attach {
 	struct scry *skel;
@@ -44,6 +45,7 @@ struct attach {
 	bool warm;			/* maps' caches filled before attaching */
 	void *priv;			/* the source's own (source.h: close) */
 	struct selfprog *self;		/* its programs' JIT code (drain) */
+	struct parload *side;		/* programs loaded on a second CPU */
 };
 
 /*

@@ -10,18 +10,20 @@
 #define SCRY_SELFPROG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 struct bpf_object;
 struct selfprog;
 
 /*
- * The JIT images (every function, subprograms included) of @obj's
- * loaded programs, from the kernel (bpf_prog_info). Never NULL but on
- * ENOMEM; a program the kernel does not show (no JIT, addresses hidden)
- * is simply not in it.
+ * The JIT images (every function, subprograms included) of the loaded
+ * programs of the @nobjs objects at @objs (NULL ones skipped: the engine
+ * and its second copy, parload.h), from the kernel (bpf_prog_info). Never
+ * NULL but on ENOMEM; a program the kernel does not show (no JIT,
+ * addresses hidden) is simply not in it.
  */
-struct selfprog *selfprog_new(struct bpf_object *obj);
+struct selfprog *selfprog_new(struct bpf_object *const *objs, size_t nobjs);
 void selfprog_free(struct selfprog *sp);
 
 /* Is @addr inside one of them? NULL-safe (false). */
