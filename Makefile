@@ -58,7 +58,7 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 # the engine with every clause slot: see the rule below
 SKELS	 := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS)) \
-	    $(BUILD)/scry_all.skel.h
+	    $(BUILD)/scry_all.skel.h $(BUILD)/scry_lean.skel.h
 # static_dl.c is linked into the static build only (see there)
 SRCS	 := $(filter-out src/static_dl.c,$(wildcard src/*.c))
 OBJS	 := $(patsubst src/%.c,$(BUILD)/src/%.o,$(SRCS))
@@ -89,18 +89,22 @@ $(BUILD) $(BUILD)/src $(BUILD)/tests $(BUILD)/workloads:
 # 3.6 MB. The skeleton embeds the object, libbpf opens it at every start,
 # and needs only code, data, .BTF and .BTF.ext: bpftool's linker keeps
 # those (1.6 MB), and the DWARF stays in X.bpf.dbg.o for a debugger.
-$(BUILD)/%.bpf.dbg.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h) include/scry/abi.h | $(BUILD)
+$(BUILD)/%.bpf.dbg.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h) $(wildcard include/scry/*abi.h) | $(BUILD)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_DEFS) -c $< -o $@
 
-# The engine is built twice (bpf/scry.bpf.c: SCRY_CLAUSES): scry.bpf.o has
-# clause slot 0 alone, for plans of one clause, and gives the skeleton;
-# scry_all.bpf.o has all 8, and its bytes are opened with that skeleton
-# for the other plans (attach.c: the same maps, data and programs).
+# The engine is built three times (bpf/scry.bpf.c: SCRY_CLAUSES): scry.bpf.o
+# has clause slot 0 alone, for plans of one clause, and gives the
+# skeleton; scry_lean.bpf.o is the same without the operations no question
+# uses (include/scry/prog_abi.h SCRY_OPS_RARE), for the plans of one
+# clause that do without them; scry_all.bpf.o has all 8 slots. The bytes
+# of the other two are opened with the skeleton (attach.c: the same maps,
+# data and programs).
 $(BUILD)/scry.bpf.dbg.o: BPF_DEFS := -DSCRY_ONE_CLAUSE
-$(BUILD)/scry_all.bpf.dbg.o: bpf/scry.bpf.c $(wildcard bpf/*.bpf.h) include/scry/abi.h | $(BUILD)
+$(BUILD)/scry_all.bpf.dbg.o $(BUILD)/scry_lean.bpf.dbg.o: bpf/scry.bpf.c $(wildcard bpf/*.bpf.h) $(wildcard include/scry/*abi.h) | $(BUILD)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_DEFS) -c $< -o $@
+$(BUILD)/scry_lean.bpf.dbg.o: BPF_DEFS := -DSCRY_ONE_CLAUSE -DSCRY_LEAN
 
 $(BUILD)/%.bpf.o: $(BUILD)/%.bpf.dbg.o
 	$(call msg,GEN-OBJ,$@)

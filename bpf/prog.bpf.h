@@ -631,6 +631,17 @@ static __always_inline void scry_tp_str(void *ctx, __u32 c, __u32 f,
 	dst->flags = 0;
 }
 
+/*
+ * The first statement of a rare operation's case (prog_abi.h
+ * SCRY_OPS_RARE): in the lean build it is malformed code there, and
+ * clang drops the rest of the case, and what only it calls.
+ */
+#ifdef SCRY_LEAN
+#define SCRY_RARE(op)	do { if (SCRY_OPS_RARE & SCRY_OP_BIT(op)) goto bad; } while (0)
+#else
+#define SCRY_RARE(op)	do { } while (0)
+#endif
+
 /* scry_run() of a body stopped at SCRY_OP_STACKS: walk, then resume */
 #define SCRY_RUN_STACKS	2
 
@@ -675,10 +686,12 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 			s->locals[in->a & (SCRY_MAX_LOCALS - 1)] = VS(--sp);
 			break;
 		case SCRY_OP_LDT:
+			SCRY_RARE(SCRY_OP_LDT);
 			t = scry_tls(false);
 			VS(sp++) = t ? t->v[in->a & (SCRY_MAX_TLS - 1)] : 0;
 			break;
 		case SCRY_OP_STT:
+			SCRY_RARE(SCRY_OP_STT);
 			t = scry_tls(true);
 			if (t)
 				t->v[in->a & (SCRY_MAX_TLS - 1)] = VS(sp - 1);
@@ -699,8 +712,14 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 			case SCRY_OP_ADD:  a = a + b; break;
 			case SCRY_OP_SUB:  a = a - b; break;
 			case SCRY_OP_MUL:  a = a * b; break;
-			case SCRY_OP_DIV:  a = scry_div(a, b, false); break;
-			case SCRY_OP_MOD:  a = scry_div(a, b, true); break;
+			case SCRY_OP_DIV:
+				SCRY_RARE(SCRY_OP_DIV);
+				a = scry_div(a, b, false);
+				break;
+			case SCRY_OP_MOD:
+				SCRY_RARE(SCRY_OP_MOD);
+				a = scry_div(a, b, true);
+				break;
 			case SCRY_OP_BAND: a = a & b; break;
 			case SCRY_OP_BOR:  a = a | b; break;
 			case SCRY_OP_BXOR: a = a ^ b; break;
@@ -737,6 +756,7 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 			sp--;
 			break;
 		case SCRY_OP_SCOMM:
+			SCRY_RARE(SCRY_OP_SCOMM);
 			__builtin_memcpy(SLOT(in->a).str, s->ev.comm,
 					 SCRY_COMM_LEN);
 			SLOT(in->a).str[SCRY_COMM_LEN - 1] = '\0';
@@ -750,11 +770,13 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 			VS(sp++) = in->a;
 			break;
 		case SCRY_OP_SREAD:
+			SCRY_RARE(SCRY_OP_SREAD);
 			scry_read_str(&SLOT(in->a), VS(sp - 1), in->d ?
 				      in->d + 1 : 0);
 			VS(sp - 1) = in->a;
 			break;
 		case SCRY_OP_SLIT:
+			SCRY_RARE(SCRY_OP_SLIT);
 			bpf_probe_read_kernel_str(SLOT(in->a).str, SCRY_LIT_MAX,
 						  (void *)lits[in->imm &
 							       (SCRY_MAX_LITS - 1)]);
@@ -768,9 +790,11 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 			VS(sp++) = in->a;
 			break;
 		case SCRY_OP_SID:
+			SCRY_RARE(SCRY_OP_SID);
 			VS(sp - 1) = scry_string_store(&SLOT(VS(sp - 1)));
 			break;
 		case SCRY_OP_SFROMID:
+			SCRY_RARE(SCRY_OP_SFROMID);
 			a = VS(sp - 1);
 			vp = bpf_map_lookup_elem(&strings, &a);
 			if (vp) {
@@ -783,10 +807,12 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 			VS(sp - 1) = in->a;
 			break;
 		case SCRY_OP_STP:
+			SCRY_RARE(SCRY_OP_STP);
 			scry_tp_str(ctx, c, in->c, &SLOT(in->a));
 			VS(sp++) = in->a;
 			break;
 		case SCRY_OP_SCMP:
+			SCRY_RARE(SCRY_OP_SCMP);
 			if (sp < 2)
 				goto bad;
 			a = scry_str_eq(&SLOT(VS(sp - 2)), &SLOT(VS(sp - 1)));
@@ -794,16 +820,19 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 			VS(sp - 1) = in->c ? !a : a;
 			break;
 		case SCRY_OP_SCOPY:
+			SCRY_RARE(SCRY_OP_SCOPY);
 			__builtin_memcpy(&SLOT(in->a), &SLOT(in->b),
 					 sizeof(struct scry_path));
 			VS(sp++) = in->a;
 			break;
 		case SCRY_OP_SSTORE:
+			SCRY_RARE(SCRY_OP_SSTORE);
 			__builtin_memcpy(&SLOT(in->a), &SLOT(VS(sp - 1)),
 					 sizeof(struct scry_path));
 			sp--;
 			break;
 		case SCRY_OP_MLOAD:
+			SCRY_RARE(SCRY_OP_MLOAD);
 			p = scry_key_pops(in->b);
 			if (sp < p)
 				goto bad;
@@ -813,7 +842,11 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 			VS(sp++) = vp ? *vp : 0;
 			break;
 		case SCRY_OP_MSTORE:
+			SCRY_RARE(SCRY_OP_MSTORE);
+			/* fallthrough */
 		case SCRY_OP_MADD:
+			SCRY_RARE(SCRY_OP_MADD);
+			/* fallthrough */
 		case SCRY_OP_MAGG:
 			p = scry_key_pops(in->b);
 			if (sp < p + 1)
@@ -850,6 +883,7 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 			__sync_fetch_and_add(vp, a);
 			break;
 		case SCRY_OP_MDEL:
+			SCRY_RARE(SCRY_OP_MDEL);
 			p = scry_key_pops(in->b);
 			if (sp < p)
 				goto bad;
@@ -858,6 +892,7 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 			bpf_map_delete_elem(scry_vars(), &s->key);
 			break;
 		case SCRY_OP_OUT:
+			SCRY_RARE(SCRY_OP_OUT);
 			p = outdefs[in->imm & (SCRY_MAX_OUTS - 1)].nargs;
 			if (sp < p)
 				goto bad;
@@ -865,13 +900,16 @@ static __noinline int scry_run(void *ctx, struct scry_scratch *s,
 			sp -= p;
 			break;
 		case SCRY_OP_SIGNAL:
+			SCRY_RARE(SCRY_OP_SIGNAL);
 			bpf_send_signal(VS(--sp));
 			break;
 		case SCRY_OP_READ:
+			SCRY_RARE(SCRY_OP_READ);
 			VS(sp - 1) = scry_read_int(VS(sp - 1) + in->imm, in->a,
 						   in->c, in->b);
 			break;
 		case SCRY_OP_JOIN:
+			SCRY_RARE(SCRY_OP_JOIN);
 			scry_join(s, in->imm & (SCRY_MAX_OUTS - 1), VS(--sp));
 			break;
 		case SCRY_OP_STACKS:

@@ -31,6 +31,7 @@
 #include <scry/unwind.h>
 #include "scry.skel.h"
 #include "scry_all.skel.h"
+#include "scry_lean.skel.h"
 
 /* scry_all's bytes are opened with scry's skeleton: the same data */
 _Static_assert(sizeof(struct scry__rodata) == sizeof(struct scry_all__rodata),
@@ -42,6 +43,16 @@ _Static_assert(sizeof(struct scry__data) == sizeof(struct scry_all__data),
 _Static_assert(sizeof(struct scry__kconfig) ==
 	       sizeof(struct scry_all__kconfig),
 	       "the two engine builds' .kconfig differ");
+/* ... and the lean build's */
+_Static_assert(sizeof(struct scry__rodata) == sizeof(struct scry_lean__rodata),
+	       "the lean engine's .rodata differs");
+_Static_assert(sizeof(struct scry__bss) == sizeof(struct scry_lean__bss),
+	       "the lean engine's .bss differs");
+_Static_assert(sizeof(struct scry__data) == sizeof(struct scry_lean__data),
+	       "the lean engine's .data differs");
+_Static_assert(sizeof(struct scry__kconfig) ==
+	       sizeof(struct scry_lean__kconfig),
+	       "the lean engine's .kconfig differs");
 
 bool attach_dwarf(const struct attach *a)
 {
@@ -357,11 +368,11 @@ static int check_memory(struct attach *a)
  * go of. They are clean pages of scry's own file, read again if anything
  * touches them; the page cache keeps them for the next run.
  */
-static void engine_bytes_release(bool all)
+static void engine_bytes_release(enum attach_engine e)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
 	size_t size = 0;
-	const void *bytes = attach_engine_bytes(all, &size);
+	const void *bytes = attach_engine_bytes(e, &size);
 
 	lo = ((uintptr_t)bytes + page - 1) & ~(page - 1);
 	hi = ((uintptr_t)bytes + size) & ~(page - 1);
@@ -508,13 +519,36 @@ static void alloc_on_demand(struct attach *a)
 				       BPF_F_NO_PREALLOC);
 }
 
-const void *attach_engine_bytes(bool all, size_t *size)
+const void *attach_engine_bytes(enum attach_engine e, size_t *size)
 {
-	return all ? scry_all__elf_bytes(size) : scry__elf_bytes(size);
+	switch (e) {
+	case ENGINE_LEAN:	return scry_lean__elf_bytes(size);
+	case ENGINE_ALL:	return scry_all__elf_bytes(size);
+	default:		return scry__elf_bytes(size);
+	}
+}
+
+enum attach_engine attach_engine_for(const struct plan *p)
+{
+	const struct plan_clause *cl;
+	__u64 ops = 0;
+	int i, k;
+
+	/* plans of one clause use its slot 0 (plan.c numbers from 0) */
+	if (p->nclauses > 1)
+		return ENGINE_ALL;
+	for (i = 0; i < p->nclauses; i++) {
+		cl = &p->clauses[i];
+		for (k = 0; k < cl->nbegin; k++)
+			ops |= SCRY_OP_BIT(cl->begin[k].op & 63);
+		for (k = 0; k < cl->nbody; k++)
+			ops |= SCRY_OP_BIT(cl->body[k].op & 63);
+	}
+	return ops & SCRY_OPS_RARE ? ENGINE_ONE : ENGINE_LEAN;
 }
 
 /* scry__open_opts(), with the object's bytes picked */
-struct scry *attach_engine_open(bool all,
+struct scry *attach_engine_open(enum attach_engine e,
 				const struct bpf_object_open_opts *oo)
 {
 	struct scry *obj = calloc(1, sizeof(*obj));
@@ -525,7 +559,7 @@ struct scry *attach_engine_open(bool all,
 	parload_register();
 	err = scry__create_skeleton(obj);
 	if (!err) {
-		obj->skeleton->data = (void *)attach_engine_bytes(all,
+		obj->skeleton->data = (void *)attach_engine_bytes(e,
 						&obj->skeleton->data_sz);
 		err = bpf_object__open_skeleton(obj->skeleton, oo);
 	}
@@ -549,9 +583,8 @@ static struct scry *open_engine(struct attach *a, bool cut)
 	char path[40];
 	int fd = -1;
 
-	/* plans of one clause use its slot 0 (plan.c numbers from 0) */
-	a->engine_all = a->plan->nclauses > 1;
-	obj = attach_engine_bytes(a->engine_all, &objsz);
+	a->engine = attach_engine_for(a->plan);
+	obj = attach_engine_bytes(a->engine, &objsz);
 	if (cut)
 		fd = corebtf_open(COREBTF_DIR, obj, objsz, a->plan->env->btf);
 	if (fd >= 0) {
@@ -565,7 +598,7 @@ static struct scry *open_engine(struct attach *a, bool cut)
 	/* named as the skeleton names its object: the same maps' names */
 	oo.object_name = "scry";
 	a->side = parload_open(obj, objsz, &oo);
-	return attach_engine_open(a->engine_all, &oo);
+	return attach_engine_open(a->engine, &oo);
 }
 
 static int load_engine(struct attach *a, bool cut)
@@ -619,7 +652,7 @@ static int load_engine(struct attach *a, bool cut)
 	err = scry__load(a->skel);
 	err = parload_finish(a->side, err);
 	if (!err) {
-		engine_bytes_release(a->engine_all);
+		engine_bytes_release(a->engine);
 		warm_caches(a);
 	}
 	/* maps are created first, and nothing else in a load takes as much */
@@ -665,7 +698,7 @@ int attach_load(struct attach *a)
 	 */
 	if (a->corebtf && (err == -EINVAL || err == -ESRCH)) {
 		size_t objsz;
-		const void *obj = attach_engine_bytes(a->engine_all, &objsz);
+		const void *obj = attach_engine_bytes(a->engine, &objsz);
 
 		log_debug("loading with the cached CO-RE target BTF: %s: "
 			  "again with all of vmlinux BTF", strerror(-err));

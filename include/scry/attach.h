@@ -12,6 +12,7 @@
 #include <scry/plan.h>
 
 struct scry;
+struct plan;
 struct bpf_object_open_opts;
 struct obj_cache;
 struct cmd_file;
@@ -20,6 +21,24 @@ struct bpf_program;
 struct scry_opts;
 struct selfprog;
 struct parload;
+
+/*
+ * The engine's object (bpf/scry.bpf.c, built three ways: Makefile).
+ * attach_engine_open() opens any with the skeleton, whose programs, maps
+ * and data all have. NULL, errno set, on failure.
+ */
+enum attach_engine {
+	ENGINE_ONE,		/* clause slot 0 alone: plans of one clause */
+	ENGINE_LEAN,		/* ... without prog_abi.h's SCRY_OPS_RARE */
+	ENGINE_ALL,		/* every clause slot */
+	ENGINE_BUILDS,
+};
+const void *attach_engine_bytes(enum attach_engine e, size_t *size);
+struct scry *attach_engine_open(enum attach_engine e,
+				const struct bpf_object_open_opts *oo);
+
+/* The build that loads @p: the least that has what it needs. */
+enum attach_engine attach_engine_for(const struct plan *p);
 
 struct attach {
 	struct scry *skel;
@@ -37,7 +56,7 @@ struct attach {
 	bool follow_forks;		/* children of targets become targets (-c) */
 	bool usage_error;		/* failed on what the user wrote (exit 2) */
 	struct mapmem need;		/* kernel memory the sized maps take */
-	bool engine_all;		/* the engine with every clause slot */
+	enum attach_engine engine;	/* the build loaded */
 	bool corebtf;			/* CO-RE against corebtf.c's cut */
 	int corebtf_fd;			/* that cut, open until the load */
 	struct obj_cache *objs;		/* the file cache, shared with symbols */
@@ -47,16 +66,6 @@ struct attach {
 	struct selfprog *self;		/* its programs' JIT code (drain) */
 	struct parload *side;		/* programs loaded on a second CPU */
 };
-
-/*
- * The engine's object (bpf/scry.bpf.c, built twice: Makefile): with
- * clause slot 0 alone, for plans of one clause, or (@all) with every
- * slot. attach_engine_open() opens either with the skeleton, whose
- * programs, maps and data both have. NULL, errno set, on failure.
- */
-const void *attach_engine_bytes(bool all, size_t *size);
-struct scry *attach_engine_open(bool all,
-				const struct bpf_object_open_opts *oo);
 
 /*
  * Open, configure and load the engine for a->plan and a->opts, with

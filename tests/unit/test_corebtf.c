@@ -131,7 +131,7 @@ static struct btf *vmlinux(void)
  * all of vmlinux BTF). A program flag no kernel knows makes the kernel
  * refuse each before verifying it: libbpf has relocated them all by then.
  */
-static struct scry *relocated(bool all, const char *path)
+static struct scry *relocated(enum attach_engine all, const char *path)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = path);
 	struct bpf_program *p;
@@ -192,10 +192,12 @@ static bool same_insns(const struct bpf_program *p,
 	return true;
 }
 
-/* Each build of the engine (@all: every clause slot, Makefile). */
-static void same_relocations(bool all)
+/* Each build of the engine (Makefile). */
+static void same_relocations(enum attach_engine all)
 {
-	const char *e = all ? "every slot's engine" : "slot 0's engine";
+	const char *e = all == ENGINE_ALL ? "every slot's engine" :
+			all == ENGINE_LEAN ? "the lean engine" :
+					     "slot 0's engine";
 	struct scry *full = NULL, *cut = NULL;
 	struct bpf_program *p, *q;
 	char path[64], what[160];
@@ -241,7 +243,7 @@ static void same_relocations(bool all)
 	}
 	snprintf(what, sizeof(what), "cut of %s: all %d programs relocated "
 		 "as with all of vmlinux BTF", e, nprogs);
-	CHECK(nprogs > (all ? 100 : 15) && differ == 0, what);
+	CHECK(nprogs > (all == ENGINE_ALL ? 100 : 15) && differ == 0, what);
 out:
 	scry__destroy(full);
 	scry__destroy(cut);
@@ -270,7 +272,7 @@ static char *cache_file(const char *dir)
 static bool open_cuts(const char *dir, bool *good)
 {
 	size_t objsz;
-	const void *obj = attach_engine_bytes(false, &objsz);
+	const void *obj = attach_engine_bytes(ENGINE_ONE, &objsz);
 	int fd, before = vmlinux_calls;
 	struct btf *b;
 	char path[64];
@@ -397,8 +399,9 @@ int main(void)
 {
 	libbpf_set_print(NULL);	/* the refused loads are the point */
 	cut_synthetic();
-	same_relocations(false);
-	same_relocations(true);
+	same_relocations(ENGINE_ONE);
+	same_relocations(ENGINE_LEAN);
+	same_relocations(ENGINE_ALL);
 	cache();
 	btf__free(vmlinux_parsed);
 	return CHECK_DONE();
