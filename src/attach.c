@@ -584,6 +584,9 @@ static struct scry *open_engine(struct attach *a, bool cut)
 	int fd = -1;
 
 	a->engine = attach_engine_for(a->plan);
+	log_debug("engine: the %s build",
+		  a->engine == ENGINE_LEAN ? "lean" :
+		  a->engine == ENGINE_ALL ? "every-slot" : "slot-0");
 	obj = attach_engine_bytes(a->engine, &objsz);
 	if (cut)
 		fd = corebtf_open(COREBTF_DIR, obj, objsz, a->plan->env->btf);

@@ -310,9 +310,13 @@ bool parload_split(struct parload *pl, struct bpf_object *main,
 		}
 	}
 	pl->moved = moved;
-	for (i = 0; i < n; i++)
-		if (side_of[i])
-			bpf_program__set_autoload(progs[i], false);
+	for (i = 0; i < n; i++) {
+		if (!side_of[i])
+			continue;
+		bpf_program__set_autoload(progs[i], false);
+		log_debug("engine: %s loads on a second CPU",
+			  bpf_program__name(progs[i]));
+	}
 	bpf_program__set_autoload(marker, true);
 	pl->main = main;
 	pl->marker = marker;

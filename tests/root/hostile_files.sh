@@ -78,6 +78,10 @@ check_status "150k-row FDE: scry runs to the end" $RC 0 "$TMP/b.err"
 check_range "150k-row FDE: ends with the command, within -d 20 (ms)" $MS 0 $((20000 + SLACK * 1000))
 ms=$(sed -nE 's/^scry: unwind rows: .* ([0-9.]+) ms$/\1/p' "$TMP/b.err" | cut -d. -f1)
 check_range "150k-row FDE: every table built in well under a second (ms)" "${ms:-99999}" 0 500
+# unwind_rows' chunks hold 64Ki rows (unwind_abi.h): big_fde's 150k rows
+# fill two and go on into a third, and the frames below cross them all
+chunks=$(sed -nE 's/^scry: unwind tables: .* in ([0-9]+) chunks of 0\.5 MiB.*/\1/p' "$TMP/b.err")
+check_range "150k-row FDE: its rows in 3 or more chunks of unwind_rows" "${chunks:-0}" 3 32
 # folded values are microseconds; each sleep is 20 ms plus wake-up delay
 got=$(awk '/;_start;.*;main;big_fde;wl_block;/ { s += $NF } END { printf "%d", s / 1000 }' "$TMP/b.out")
 check_range "150k-row FDE: the 10 x 20 ms sleeps unwound through big_fde to _start (ms)" \

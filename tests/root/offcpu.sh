@@ -91,6 +91,20 @@ check_eq "-c: one row per logical stack (sleep_short, sleep_long)" \
 check_eq "-c: nothing lost or degraded (stderr is the banner only)" \
 	"$(grep -v '^scry: tracing' "$TMP/c.err")" ""
 
+# The engine's programs load on both CPUs (src/parload.c): prev's half
+# of the sched_switch program on the second one. On one CPU they load one
+# after another, and the answer is the same.
+"$SCRY" -v offcpu -c true >/dev/null 2>"$TMP/v.err"
+check_status "-v: exit status" $? 0 "$TMP/v.err"
+check_eq "-v: the lean engine, offcpu_out_0 loaded on the second CPU" \
+	"$(grep -Ec '^scry: engine: (the lean build|offcpu_out_0 loads on a second CPU)$' "$TMP/v.err")" 2 "$TMP/v.err"
+WL_REPORT=$TMP/one.wl taskset -c 0 "$SCRY" -v offcpu -c "$WL/offcpu_wl $N $M" \
+	>"$TMP/one.out" 2>"$TMP/one.err"
+check_status "one CPU: exit status" $? 0 "$TMP/one.err"
+check_eq "one CPU: every program loads on it" \
+	"$(grep -c 'loads on a second CPU' "$TMP/one.err")" 0
+check_sleeps "one CPU" "$TMP/one.out" "$TMP/one.wl" "$KERN_END$USER_SHORT" "$KERN_END$USER_LONG"
+
 # -p: attach to a running process, stop when it exits; it exits before
 # scry prints, so symbols must come from the mappings captured earlier.
 # Its tables are loaded before scry says it is tracing: every stack is

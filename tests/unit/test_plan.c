@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <bpf/btf.h>
+#include <scry/attach.h>
 #include <scry/expr.h>
 #include <scry/plan.h>
 #include <scry/source.h>
@@ -1216,6 +1217,44 @@ static void test_errors(void)
 	}
 }
 
+/* The build of the engine each plan loads (attach.c, Makefile). */
+static void test_engine_build(void)
+{
+	static const struct {
+		const char *in;
+		enum attach_engine want;
+	} cases[] = {
+		{ "offcpu { @[kstack, ustack, comm] = quantize(latency) }",
+		  ENGINE_LEAN },
+		{ "offcpu /state == 2 && latency >= 1000/ "
+		  "{ @[kstack, ustack, comm] = quantize(latency) }",
+		  ENGINE_LEAN },
+		{ "uprobe:libc:malloc { @c[ustack] = count(); "
+		  "@b[ustack] = sum(arg0); @s[ustack] = quantize(arg0) }",
+		  ENGINE_LEAN },
+		{ "syscall:read { @[fd.path] = sum(retval) }", ENGINE_LEAN },
+		{ "profile:hz:99 { @[kstack, ustack, comm] = count() }",
+		  ENGINE_LEAN },
+		{ "uprobe:libc:malloc { @[arg0 / 1024] = count() }",
+		  ENGINE_ONE },
+		{ "uprobe:libc:malloc { printf(\"%d\\n\", arg0) }", ENGINE_ONE },
+		{ "uprobe:libc:malloc { self->t = nsecs }", ENGINE_ONE },
+		{ "uprobe:libc:malloc { @[str(arg0)] = count() }", ENGINE_ONE },
+		{ "uprobe:libc:malloc { @n = count() } "
+		  "uprobe:libc:free { @f = count() }", ENGINE_ALL },
+	};
+	struct planned *pl;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pl = plan_ok(cases[i].in);
+		if (!pl->ret)
+			CHECK_INT(attach_engine_for(&pl->p), cases[i].want,
+				  label("engine build: %s", cases[i].in));
+		done(pl);
+	}
+}
+
 int main(void)
 {
 	test_kinds();
@@ -1227,6 +1266,7 @@ int main(void)
 	test_lquantize();
 	test_limits();
 	test_errors();
+	test_engine_build();
 	fake_btf_free();
 	return CHECK_DONE();
 }
