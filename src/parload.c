@@ -248,6 +248,25 @@ struct parload *parload_open(const void *bytes, size_t size,
 }
 
 /*
+ * May @p load from the copy? Not when the main object holds state of its
+ * own for it that the copy would not have: an fentry/fexit program's
+ * attach target (bpf_program__set_attach_target, which libbpf keeps with
+ * no getter), and a USDT program's spec ids, which libbpf's USDT manager
+ * numbers per object (two managers would write the same maps' ids).
+ */
+static bool movable(const struct bpf_program *p)
+{
+	switch (bpf_program__type(p)) {
+	case BPF_PROG_TYPE_TRACING:
+	case BPF_PROG_TYPE_EXT:
+	case BPF_PROG_TYPE_LSM:
+		return false;
+	default:
+		return strcmp(bpf_program__section_name(p), "usdt") != 0;
+	}
+}
+
+/*
  * A program's own instructions: what its verification costs, roughly
  * (the subprograms it calls come on top, the same for most).
  */
@@ -284,17 +303,24 @@ bool parload_split(struct parload *pl, struct bpf_object *main,
 	if (n < 2 || n > 64 || !(progs = calloc(n, sizeof(*progs))))
 		goto none;
 	n = 0;
-	bpf_object__for_each_program(p, main)
-		if (p != marker && bpf_program__autoload(p))
+	bpf_object__for_each_program(p, main) {
+		if (p == marker || !bpf_program__autoload(p))
+			continue;
+		if (movable(p))
 			progs[n++] = p;
+		else
+			load[0] += cost(p);
+	}
+	if (!n)
+		goto none;
 	/*
-	 * Longest first, each to the lighter share; the copy takes the share
-	 * with the largest program, the main object (which made the maps
-	 * before) the other.
+	 * Longest first, each to the lighter share, the copy's on a tie: it
+	 * takes the largest, the main object (which made the maps before)
+	 * the next.
 	 */
 	qsort(progs, n, sizeof(*progs), by_cost);
 	for (i = 0; i < n; i++) {
-		side_of[i] = load[1] < load[0] || (i == 0);
+		side_of[i] = load[1] <= load[0];
 		load[side_of[i]] += cost(progs[i]);
 	}
 	moved = calloc(n, sizeof(*moved));

@@ -64,17 +64,22 @@ def slow(pid):
         n += t in ("anon_inode:bpf_link", "anon_inode:[perf_event]")
     return n
 
-def ids(pid, kind):
-    found = set()
+def ids(pid):
+    """(link ids, program ids) of pid's fds, in one pass: a link's fdinfo
+    names its program too, so every link found brings its program even
+    when pid closes its own program fds meanwhile (two passes, one per
+    kind, once read links before and programs after scry's teardown)"""
+    found = {"link": set(), "prog": set()}
     d = "/proc/%d/fdinfo" % pid
     for fd in os.listdir(d):
         try:
-            for line in open(os.path.join(d, fd)):
-                if line.startswith(kind + "_id:"):
-                    found.add(int(line.split()[1]))
+            for line in open(os.path.join(d, fd)).read().splitlines():
+                kind = line.split("_id:")[0]
+                if kind in found and line.startswith(kind + "_id:"):
+                    found[kind].add(int(line.split()[1]))
         except OSError:
             pass
-    return sorted(found)
+    return sorted(found["link"]), sorted(found["prog"])
 
 # The ids the child will hold, read from scry while it traces: the child
 # holds every link scry had (detach.c slow_fds), and on a loaded machine
@@ -91,7 +96,7 @@ while child is None and time.time() < deadline:
         break  # and its child, if there was one, is gone or seen now
     if child is None and polls % 10 == 0:
         try:
-            now = (ids(scry.pid, "link"), ids(scry.pid, "prog"))
+            now = ids(scry.pid)
             if now[0]:
                 held = now
         except OSError:

@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 
 #include <scry/report.h>
 #include <scry/obj.h>
@@ -497,12 +498,21 @@ static int kaddr_cmp(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
+static bool ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), e = strlen(end);
+
+	return n >= e && !strcmp(s + n - e, end);
+}
+
 /*
  * From /proc/kallsyms: schedule's address and one module text symbol
- * that shares its address with no other text symbol (outside [bpf],
- * whose programs come and go).
+ * that shares its address with no other text symbol: outside [bpf],
+ * whose programs come and go, or (@bpf_name) the [bpf] one of the
+ * program of that name this test holds loaded.
  */
-static void read_kallsyms(struct kline *sched, struct kline *mod)
+static void read_kallsyms(struct kline *sched, struct kline *mod,
+			  const char *bpf_name)
 {
 	unsigned long long *addrs = NULL;
 	struct kline *cands = NULL;
@@ -533,7 +543,10 @@ static void read_kallsyms(struct kline *sched, struct kline *mod)
 		addrs[na++] = k.addr;
 		if (n == 3 && !strcmp(k.name, "schedule"))
 			*sched = k;
-		if (n == 4 && strcmp(k.mod, "bpf") && nc < 64) {
+		if (n == 4 && nc < 64 &&
+		    (bpf_name ? !strcmp(k.mod, "bpf") &&
+				ends_with(k.name, bpf_name) :
+				strcmp(k.mod, "bpf") != 0)) {
 			struct kline *c = realloc(cands,
 						  (nc + 1) * sizeof(*c));
 
@@ -561,13 +574,35 @@ static void read_kallsyms(struct kline *sched, struct kline *mod)
 	free(cands);
 }
 
+/*
+ * A program of this test's own, named @name, loaded: as root, its JIT
+ * image is a [bpf] module symbol of kallsyms that stays while the fd is
+ * open, for a kernel with no module loaded and no ftrace trampoline. Its
+ * fd, or -1.
+ */
+static int own_bpf_prog(const char *name)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, name, "GPL", insns,
+			       2, NULL);
+
+	return fd;
+}
+
 static void test_kernel(struct syms *s)
 {
 	struct kline sched, mod;
 	struct report_frame fr;
-	int n;
+	int n, prog = -1;
 
-	read_kallsyms(&sched, &mod);
+	read_kallsyms(&sched, &mod, NULL);
+	if (!mod.addr && geteuid() == 0 &&
+	    (prog = own_bpf_prog("scry_modsym")) >= 0)
+		read_kallsyms(&sched, &mod, "_scry_modsym");
 	if (!sched.addr && geteuid() != 0) {
 		SKIP("kallsyms", "addresses hidden when not root: run as root");
 		return;
@@ -594,8 +629,10 @@ static void test_kernel(struct syms *s)
 		syms_frame_clear(&fr);
 	} else {
 		SKIP("kernel module symbol",
-		     "no module symbol in /proc/kallsyms (no module loaded, no ftrace trampoline)");
+		     "no module symbol in /proc/kallsyms (no module loaded, no ftrace trampoline, not root for a BPF program's)");
 	}
+	if (prog >= 0)
+		close(prog);
 
 	n = syms_kernel(s, 0x10, &fr);
 	CHECK_INT(n, 1, "kernel: 0x10 still one frame");
