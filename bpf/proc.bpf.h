@@ -449,7 +449,7 @@ static __always_inline int scry_on_exec(struct task_struct *p,
 	}
 	if (base) {
 		/* a raw_tp argument is no typed pointer: @p is current */
-		scry_vma_find(bpf_get_current_task_btf(), base, &v);
+		scry_vma_find_current(base, &v);
 		if (v.kind == SCRY_VMA_FILE) {
 			scry_notice_vma(&v, &n->file[1]);
 			n->file[1].start = base;
@@ -490,7 +490,6 @@ static __always_inline int scry_on_mmap_exit(struct pt_regs *regs, long ret,
 					     const bool files)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct task_struct *task;
 	struct scry_notice *n;
 	struct scry_vma v = {};
 	long nr = BPF_CORE_READ(regs, orig_ax);
@@ -501,8 +500,7 @@ static __always_inline int scry_on_mmap_exit(struct pt_regs *regs, long ret,
 	    !announce_pids || !scry_followed(tgid))
 		return 0;
 	addr = nr == NR_mmap ? ret : BPF_CORE_READ(regs, di);
-	task = bpf_get_current_task_btf();
-	scry_vma_find(task, addr, &v);
+	scry_vma_find_current(addr, &v);
 	if (v.kind != SCRY_VMA_FILE)
 		return 0;	/* JIT code: perf maps name it */
 	n = scry_notice_new(SCRY_NOTICE_MMAP, tgid, scry_gen(tgid));

@@ -637,7 +637,11 @@ static __always_inline void scry_tp_str(void *ctx, __u32 c, __u32 f,
  * clang drops the rest of the case, and what only it calls.
  */
 #ifdef SCRY_LEAN
-#define SCRY_RARE(op)	do { if (SCRY_OPS_RARE & SCRY_OP_BIT(op)) goto bad; } while (0)
+#define SCRY_RARE(op)							\
+	do {								\
+		if (SCRY_OPS_RARE & SCRY_OP_BIT(op))			\
+			goto bad;					\
+	} while (0)
 #else
 #define SCRY_RARE(op)	do { } while (0)
 #endif

@@ -265,7 +265,7 @@ int scry_unwind_row_find(__u32 lo, __u32 n, __u32 pc)
 		return -1;
 	bpf_loop(SCRY_UNWIND_ROW_STEPS, scry_unwind_row_step, &q, 0);
 	if (q.n != 1)
-		return -1;	/* more rows than the search covers, or none */
+		return -1;	/* more rows than it covers, or none */
 	return q.lo;
 }
 
@@ -374,7 +374,7 @@ static __always_inline __u32 scry_unwind_kmap(struct scry_unwind_walk *w,
 	ks->asks++;
 	/* what the kernel said is not in the window: not kept */
 	scry_uwin_unkept(w->win);
-	scry_vma_find(bpf_get_current_task_btf(), pc, &vma);
+	scry_vma_find_current(pc, &vma);
 	if (vma.kind == SCRY_VMA_BUSY)
 		return SCRY_UNWIND_STAT_VMA_BUSY;
 	if (vma.kind != SCRY_VMA_FILE && vma.kind != SCRY_VMA_VDSO)

@@ -46,12 +46,12 @@ struct parload {
 	struct bpf_object *side;	/* the copy */
 	struct bpf_object *main;	/* the object whose maps it uses */
 	struct bpf_program *marker;	/* main's marker */
-	char **moved;			/* programs the copy loads, by name */
+	char **moved;			/* the copy's programs, by name */
 	size_t nmoved;
 	int err;			/* the copy's load */
 	bool loaded;			/* ... and it loaded */
 	int main_cpu;			/* where the main thread split */
-	cpu_set_t cpus;			/* scry's, for the thread to return to */
+	cpu_set_t cpus;			/* scry's, for the thread */
 };
 
 /*
@@ -201,7 +201,8 @@ static void *side_load(void *arg)
 		goto fail;
 	}
 	bpf_object__for_each_program(p, pl->side)
-		bpf_program__set_autoload(p, is_moved(pl, bpf_program__name(p)));
+		bpf_program__set_autoload(p,
+					  is_moved(pl, bpf_program__name(p)));
 	err = bpf_object__load(pl->side);
 	pl->loaded = !err;
 fail:

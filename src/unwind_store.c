@@ -45,7 +45,7 @@ struct unwind_store {
 	struct ukey *keys;		/* every identity registered */
 	size_t nkeys, cap_keys;
 	struct scry_unwind_row *rows;	/* without a rows map: in memory */
-	int *chunks;			/* unwind_rows' chunks made, or -1 */
+	int *chunks;			/* unwind_rows' chunks, or -1 */
 	__u32 nchunks;
 	size_t page;			/* bytes */
 	struct scry_unwind_tinfo *tinfo;

@@ -28,7 +28,7 @@ struct parload;
  * and data all have. NULL, errno set, on failure.
  */
 enum attach_engine {
-	ENGINE_ONE,		/* clause slot 0 alone: plans of one clause */
+	ENGINE_ONE,		/* clause slot 0 alone: one-clause plans */
 	ENGINE_LEAN,		/* ... without prog_abi.h's SCRY_OPS_RARE */
 	ENGINE_ALL,		/* every clause slot */
 	ENGINE_BUILDS,
@@ -64,7 +64,7 @@ struct attach {
 	bool warm;			/* maps' caches filled before attaching */
 	void *priv;			/* the source's own (source.h: close) */
 	struct selfprog *self;		/* its programs' JIT code (drain) */
-	struct parload *side;		/* programs loaded on a second CPU */
+	struct parload *side;		/* programs loaded on CPU 2 */
 };
 
 /*

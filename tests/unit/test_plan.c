@@ -1237,7 +1237,8 @@ static void test_engine_build(void)
 		  ENGINE_LEAN },
 		{ "uprobe:libc:malloc { @[arg0 / 1024] = count() }",
 		  ENGINE_ONE },
-		{ "uprobe:libc:malloc { printf(\"%d\\n\", arg0) }", ENGINE_ONE },
+		{ "uprobe:libc:malloc { printf(\"%d\\n\", arg0) }",
+		  ENGINE_ONE },
 		{ "uprobe:libc:malloc { self->t = nsecs }", ENGINE_ONE },
 		{ "uprobe:libc:malloc { @[str(arg0)] = count() }", ENGINE_ONE },
 		{ "uprobe:libc:malloc { @n = count() } "

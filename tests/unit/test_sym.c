@@ -629,7 +629,8 @@ static void test_kernel(struct syms *s)
 		syms_frame_clear(&fr);
 	} else {
 		SKIP("kernel module symbol",
-		     "no module symbol in /proc/kallsyms (no module loaded, no ftrace trampoline, not root for a BPF program's)");
+		     "no module symbol in /proc/kallsyms (no module loaded, "
+		     "no ftrace trampoline, not root for a BPF program's)");
 	}
 	if (prog >= 0)
 		close(prog);

@@ -89,28 +89,20 @@ static long bpf_loop(__u32 n, long (*fn)(__u32, void *), void *ctx, __u64 flags)
 }
 
 /* bpf_find_vma, for the host: this process's own /proc/self/maps */
-struct task_struct;
 struct scry_vma;
-static struct task_struct *bpf_get_current_task_btf(void)
-{
-	return NULL;
-}
-static void scry_vma_find(struct task_struct *task, __u64 addr,
-			  struct scry_vma *v);
+static int scry_vma_find_current(__u64 addr, struct scry_vma *v);
 
 #include "../../bpf/unwind.bpf.h"
 
-static __u64 vma_asks;		/* scry_vma_find calls */
+static __u64 vma_asks;		/* scry_vma_find_current calls */
 
-static void scry_vma_find(struct task_struct *task, __u64 addr,
-			  struct scry_vma *v)
+static int scry_vma_find_current(__u64 addr, struct scry_vma *v)
 {
 	unsigned long long start, end, off, ino;
 	unsigned int maj, min;
 	char line[512], path[256];
 	FILE *f = fopen("/proc/self/maps", "r");
 
-	(void)task;
 	vma_asks++;
 	memset(v, 0, sizeof(*v));
 	v->kind = SCRY_VMA_NONE;
@@ -137,12 +129,13 @@ static void scry_vma_find(struct task_struct *task, __u64 addr,
 	}
 	if (f)
 		fclose(f);
+	return 0;
 }
 
 /* What the maps would hold: the store's arrays and one process. */
 static const struct scry_unwind_row *host_rows;
 static __u32 host_nrows;
-#define HOST_CHUNKS	64		/* 4M rows: more than any test makes */
+#define HOST_CHUNKS	64	/* 4M rows: more than any test makes */
 static __u32 host_chunks[HOST_CHUNKS] = {
 #define C8(n) n, n + 1, n + 2, n + 3, n + 4, n + 5, n + 6, n + 7
 	C8(0), C8(8), C8(16), C8(24), C8(32), C8(40), C8(48), C8(56)
