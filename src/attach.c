@@ -33,26 +33,19 @@
 #include "scry_all.skel.h"
 #include "scry_lean.skel.h"
 
-/* scry_all's bytes are opened with scry's skeleton: the same data */
-_Static_assert(sizeof(struct scry__rodata) == sizeof(struct scry_all__rodata),
-	       "the two engine builds' .rodata differ");
-_Static_assert(sizeof(struct scry__bss) == sizeof(struct scry_all__bss),
-	       "the two engine builds' .bss differ");
-_Static_assert(sizeof(struct scry__data) == sizeof(struct scry_all__data),
-	       "the two engine builds' .data differ");
-_Static_assert(sizeof(struct scry__kconfig) ==
-	       sizeof(struct scry_all__kconfig),
-	       "the two engine builds' .kconfig differ");
-/* ... and the lean build's */
-_Static_assert(sizeof(struct scry__rodata) == sizeof(struct scry_lean__rodata),
-	       "the lean engine's .rodata differs");
-_Static_assert(sizeof(struct scry__bss) == sizeof(struct scry_lean__bss),
-	       "the lean engine's .bss differs");
-_Static_assert(sizeof(struct scry__data) == sizeof(struct scry_lean__data),
-	       "the lean engine's .data differs");
-_Static_assert(sizeof(struct scry__kconfig) ==
-	       sizeof(struct scry_lean__kconfig),
-	       "the lean engine's .kconfig differs");
+/*
+ * The other builds' bytes are opened with scry's skeleton: the same
+ * data, section by section
+ */
+#define SAME_DATA(build, sec)						\
+	_Static_assert(sizeof(struct scry__##sec) ==			\
+		       sizeof(struct build##__##sec),			\
+		       #build "'s ." #sec " differs from scry's")
+#define SAME_DATA_ALL(build)						\
+	SAME_DATA(build, rodata); SAME_DATA(build, bss);		\
+	SAME_DATA(build, data); SAME_DATA(build, kconfig)
+SAME_DATA_ALL(scry_all);
+SAME_DATA_ALL(scry_lean);
 
 bool attach_dwarf(const struct attach *a)
 {
