@@ -170,6 +170,11 @@ $(BUILD)/workloads/memo_nofp_wl: tests/workloads/memo_wl.c Makefile | $(BUILD)/w
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) -O2 -fomit-frame-pointer $< -o $@
 
+# threads_wl's threads without frame pointers (tests/root/cmd_stacks.sh)
+$(BUILD)/workloads/threads_nofp_wl: tests/workloads/threads_wl.c Makefile | $(BUILD)/workloads
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -O2 -fomit-frame-pointer $< -o $@
+
 # a library dl_wl loads while being traced, without frame pointers
 $(BUILD)/workloads/libdlwl.so: tests/workloads/lib/dlwl_lib.c Makefile | $(BUILD)/workloads
 	$(call msg,CC,$@)
@@ -243,7 +248,8 @@ $(BUILD)/workloads/je_wl: tests/workloads/malloc_wl.c tests/workloads/gate.h Mak
 	$(Q)$(CC) $(WL_CFLAGS) $< $(JEMALLOC) -o $@
 
 workloads: $(WL_BINS) $(BUILD)/workloads/libdlwl.so $(BUILD)/workloads/bigfde_wl \
-	$(BUILD)/workloads/je_wl $(BUILD)/workloads/memo_nofp_wl
+	$(BUILD)/workloads/je_wl $(BUILD)/workloads/memo_nofp_wl \
+	$(BUILD)/workloads/threads_nofp_wl
 unit: $(UNIT_BINS)
 
 # libFuzzer target for the expression parser (clang).

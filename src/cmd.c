@@ -728,10 +728,11 @@ static void serve_exec(struct cmd *c, pid_t pid, pid_t tgid, int dirfd,
 		close(fd);
 }
 
-static void serve_mmap(pid_t pid, pid_t tgid, int mfd,
+static void serve_mmap(pid_t pid, pid_t tgid, const __u64 *a,
 		       const struct cmd_hooks *h)
 {
 	char proc[64], name[PATH_MAX];
+	int mfd = (int)a[4];
 	ssize_t n;
 	int fd;
 
@@ -745,8 +746,12 @@ static void serve_mmap(pid_t pid, pid_t tgid, int mfd,
 		name[n] = '\0';
 	else
 		snprintf(name, sizeof(name), "fd %d", mfd);
-	h->file(h->ctx, &(struct cmd_file){ .pid = pid, .tgid = tgid, .fd = fd,
-					    .name = name, .role = CMD_FILE_LIB });
+	h->file(h->ctx, &(struct cmd_file){
+		.pid = pid, .tgid = tgid, .fd = fd, .name = name,
+		.role = CMD_FILE_LIB,
+		/* mmap(addr, len, prot, flags, fd, off) */
+		.at_fixed = a[3] & MAP_FIXED, .addr = a[0], .len = a[1],
+		.off = a[5] });
 	close(fd);
 }
 
@@ -787,7 +792,7 @@ void cmd_serve(struct cmd *c, const struct cmd_hooks *h)
 		else if (c->req->data.nr == SYS_execveat)
 			serve_exec(c, c->req->pid, tgid, (int)a[0], a[1], h);
 		else if (c->req->data.nr == SYS_mmap)
-			serve_mmap(c->req->pid, tgid, (int)a[4], h);
+			serve_mmap(c->req->pid, tgid, a, h);
 		else if (c->req->data.nr == SYS_exit_group && h->exiting)
 			h->exiting(h->ctx, tgid);
 		memset(c->resp, 0, c->resp_size);

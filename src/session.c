@@ -33,6 +33,7 @@
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <scry/addrspace.h>
 #include <scry/attach.h>
 #include <scry/cmd.h>
 #include <scry/drain.h>
@@ -455,6 +456,41 @@ static void on_cmd_exiting(void *ctx, int tgid)
 		syms_refresh_pid(s->syms, tgid);
 }
 
+/*
+ * The walker's list of the held process (on_cmd_held wrote the mappings
+ * so far) with the one its mmap is about to make, where MAP_FIXED says:
+ * ld.so's text segment of each library (the first segment, mapped where
+ * the kernel likes, reserves the span read-only). Once the mmap returns,
+ * the process runs on without scry, and its notice may wait for a CPU
+ * the program keeps busy: an 8-thread program's stacks walked without a
+ * list for its whole run, asking the kernel for each mapping, refused
+ * while another thread held the mmap lock (frame pointers, and libc's
+ * frames lost). The notice's read replaces the guess with what is there.
+ */
+static void list_the_mapping_to_come(struct session *s,
+				     const struct cmd_file *f, struct obj *o,
+				     const struct stat *st)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	__u32 gen = unwind_store_gen(s->unwind, f->tgid);
+	struct addrspace_map m = {
+		.start = f->addr,
+		.end = f->addr + f->len,
+		.pgoff = f->off,
+		.dev = st->st_dev,
+		.ino = st->st_ino,
+		.obj = o,
+	};
+
+	if (page > 0)
+		m.end = (m.end + page - 1) / page * page;
+	if (!f->len || m.end <= m.start ||
+	    syms_add_mapping(s->syms, f->tgid, &m))
+		return;
+	unwind_store_pid(s->unwind, f->tgid, syms_addrspace(s->syms, f->tgid),
+			 gen);
+}
+
 /* The -c command is about to run code from a file: its table first. */
 static void on_cmd_file(void *ctx, const struct cmd_file *f)
 {
@@ -473,6 +509,8 @@ static void on_cmd_file(void *ctx, const struct cmd_file *f)
 	log_debug("-c: pid %d %s %s: unwind table %s", f->pid,
 		  f->role == CMD_FILE_LIB ? "maps" : "runs", f->name,
 		  err ? strerror(-err) : "loaded");
+	if (!err && f->at_fixed)
+		list_the_mapping_to_come(s, f, o, &st);
 }
 
 /*

@@ -48,6 +48,13 @@ struct cmd_file {
 	const char *name;	/* for messages: the path as the process gave
 				 * it, or "fd N" */
 	enum cmd_file_role role;
+	/*
+	 * CMD_FILE_LIB mapped with MAP_FIXED (ld.so maps each segment after
+	 * the first so): where it will be, [addr, addr + len) from file
+	 * offset off. at_fixed false: the kernel picks the address.
+	 */
+	bool at_fixed;
+	__u64 addr, len, off;
 };
 
 /* What scry does while a call of the command waits for it. */

@@ -94,6 +94,23 @@ check "-c profile: every sample reaches _start, or is counted on stderr ($bad of
 check_eq "-c profile: stderr holds no loss, only those counts" \
 	"$(grep -Ev '^(scry: )?[0-9]+ (user stacks ended|unwind steps) ' "$TMP/p.err")" "" "$TMP/p.err"
 
+# 16 threads from the first millisecond, no gate, no barrier: each
+# thread's stack maps and its first malloc maps an arena while the others
+# are walked, so a walk that asked the kernel for a mapping found its lock
+# taken (frame pointers: libc's start_thread and clone3 lost). The walker
+# has the process's list, libc's text in it, before libc's code can run
+# (session.c: list_the_mapping_to_come). With frame pointers, and with
+# none (only .eh_frame unwinds the program either way)
+for w in threads_wl threads_nofp_wl; do
+	"$SCRY" -q -c "$WL/$w 16 200" \
+		'uprobe:libc:malloc /arg0 == 333/ { @[ustack] = count() }' >"$TMP/$w.out" 2>"$TMP/$w.err"
+	check_eq "-c $w (16 threads at once): two rows, 16 x 200 and 200 calls, whole stacks" \
+		"$(vals "$TMP/$w.out" | awk -F'\t' '{ print $1 "=" $2 }' | sort)" \
+		"libc.so.6\`malloc;$w\`main_alloc;$w\`main;${START}$w\`_start=200
+libc.so.6\`malloc;$w\`thread_alloc;$w\`thread_main;libc.so.6\`start_thread;libc.so.6\`clone3=3200" "$TMP/$w.out"
+	quiet "-c $w" "$TMP/$w.err"
+done
+
 # a library dlopen'ed and called at once
 "$SCRY" -q --folded -c "$WL/dl_wl dlopen-now $WL/libdlwl.so" \
 	'uprobe:libc:malloc /arg0 == 999/ { @[ustack] = count() }' >"$TMP/dl.folded" 2>"$TMP/dl.err"

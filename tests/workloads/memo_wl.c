@@ -17,8 +17,8 @@
  * RUN calls of each path in a row (1: they alternate), in each of
  * THREADS threads (the main thread alone by default): N x RUN calls of
  * each path per thread, with a CPU's run of one key and the others'
- * (bpf/prog.bpf.h: scry_pend) to add up exactly. With threads, main
- * calls target(0) once before it starts them (below).
+ * (bpf/prog.bpf.h: scry_pend) to add up exactly. The threads start at
+ * once, while the process maps their stacks, as programs start theirs.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -63,12 +63,9 @@ __attribute__((noinline)) void run(long n)
 	sink = NULL;
 }
 
-static pthread_barrier_t start;
-
 static void *thread_main(void *arg)
 {
 	(void)arg;
-	pthread_barrier_wait(&start);
 	run(n_rounds);
 	return NULL;
 }
@@ -88,20 +85,6 @@ int main(int argc, char **argv)
 		run(n_rounds);
 		return 0;
 	}
-	/*
-	 * No thread calls a path while the process maps memory: the first
-	 * uprobe hit maps the kernel's [uprobes] page and each
-	 * pthread_create maps a stack, both under the mmap lock, and a DWARF
-	 * walk that asks the kernel for a mapping then (before scry has
-	 * written the process's list) finds the lock taken and falls back
-	 * to frame pointers: a row of its own, rightly counted, but not the
-	 * ground truth this workload states. So the main thread calls
-	 * target() once first, from main (a row without a path), and the
-	 * threads start their paths together once all exist.
-	 */
-	target(0);
-	if (pthread_barrier_init(&start, NULL, (unsigned)threads))
-		return 1;
 	for (i = 0; i < threads; i++)
 		if (pthread_create(&t[i], NULL, thread_main, NULL))
 			return 1;
