@@ -137,6 +137,13 @@ struct scry_who {
 struct scry_scratch {
 	struct scry_pend pend;		/* first: the frontend reads it (abi.h) */
 	struct scry_event ev;
+	/*
+	 * offcpu: a period prev's half of a switch found ended unseen, for
+	 * next's half of the same switch to count (scry.bpf.c), of clause
+	 * unseen_for - 1 (0: none)
+	 */
+	struct scry_event unseen;
+	__u32 unseen_for;
 	struct scry_stack st;
 	struct scry_unwind_kstate ks;	/* the walk's: its window (uwin.bpf.h) */
 	struct scry_who who;		/* proc.bpf.h: scry_target() */

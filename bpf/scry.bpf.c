@@ -262,32 +262,38 @@ static __always_inline void scry_uregs_of(struct task_struct *t,
  * update_curr ran in __schedule before the tracepoint, so at a switch-out
  * that is the whole slice; at exit it may lag by a tick), never before
  * its begin (measured: within 1% of the latency a seen switch-in gives).
+ * true, with the period ended in s->ev, when there is one to count.
  */
-static __always_inline void scry_end_unseen(void *ctx, struct scry_scratch *s,
-					    struct task_struct *t, __u32 tid,
-					    __u32 c)
+static __always_inline bool scry_unseen_ended(struct scry_scratch *s,
+					      struct task_struct *t, __u32 tid,
+					      __u32 c)
 {
 	__u64 now, ran, off;
 
 	if (!scry_unpark(s, tid, c))
-		return;
+		return false;
 	if (scry_was_held(tid))	/* that wait was scry's (proc.bpf.h) */
-		return;
+		return false;
 	now = bpf_ktime_get_ns();
 	ran = BPF_CORE_READ(t, se.sum_exec_runtime) -
 	      BPF_CORE_READ(t, se.prev_sum_exec_runtime);
 	off = now - s->ev.ts_ns;
 	s->ev.latency_ns = ran < off ? off - ran : 0;
 	s->ev.retval = 0;
-	scry_body(ctx, s, NULL, c);
+	return true;
 }
 
 /*
  * A switch is two programs on sched_switch, attached in this order (the
- * tracepoint runs them so): prev's half takes its stacks and parks its
- * period, next's half ends the period next had parked. Each is verified
- * on its own, so the two load on two CPUs at once (src/parload.c): the
- * whole was 9 of an offcpu start's 16 ms, on one CPU.
+ * tracepoint runs them so, one after the other on this CPU, interrupts
+ * off): prev's half takes its stacks and parks its period, next's half
+ * ends the period next had parked. Each is verified on its own, so the
+ * two load on two CPUs at once (src/parload.c): the whole was 9 of an
+ * offcpu start's 16 ms, on one CPU. prev's half holds no aggregation: a
+ * period of prev's that ended unseen is handed to next's half in the
+ * scratch (s->unseen), which counts it. Its interpreter was a quarter of
+ * the instructions the verifier went through in prev's half, the one
+ * that loads longest.
  */
 static __always_inline int on_switch_out(void *ctx, bool preempt,
 					 struct task_struct *prev, __u32 c)
@@ -309,8 +315,10 @@ static __always_inline int on_switch_out(void *ctx, bool preempt,
 	tid = BPF_CORE_READ(prev, pid);
 	state = scry_task_raw_state(prev);
 	traced = tid && scry_target(s, BPF_CORE_READ(prev, tgid));
-	if (traced)
-		scry_end_unseen(ctx, s, prev, tid, c);
+	if (traced && scry_unseen_ended(s, prev, tid, c)) {
+		__builtin_memcpy(&s->unseen, &s->ev, sizeof(s->unseen));
+		s->unseen_for = c + 1;
+	}
 	if (traced && !(state & TASK_DEAD)) {
 		scry_event_init(&s->ev, c, bpf_get_current_pid_tgid());
 		s->ev.state = scry_task_state(preempt, state);
@@ -329,6 +337,12 @@ static __always_inline int on_switch_in(void *ctx, struct task_struct *next,
 
 	if (!s || scry_stopped())
 		return 0;
+	/* prev's half's unseen period, of this switch */
+	if (s->unseen_for == c + 1) {
+		s->unseen_for = 0;
+		__builtin_memcpy(&s->ev, &s->unseen, sizeof(s->ev));
+		scry_body(ctx, s, NULL, c);
+	}
 	tid = BPF_CORE_READ(next, pid);
 	if (!tid)
 		return 0;
@@ -369,7 +383,7 @@ SCRY_CLAUSES(OFFCPU)
  * A thread that exits never switches in again, nor returns: drop what
  * the clauses with an end parked for it. But it is running its exit: an
  * off-CPU period still parked ended at a switch-in no program saw
- * (scry_end_unseen), and is counted. A process that is gone is no
+ * (scry_unseen_ended), and is counted. A process that is gone is no
  * target any more (proc.bpf.h). @unseen: a build for plans with such a
  * clause; the other holds no call of the clauses' interpreter (3,700 of
  * its 4,100 instructions, each gone through by the verifier's passes
@@ -393,7 +407,8 @@ static __always_inline int on_exit(void *ctx, struct task_struct *p,
 			struct scry_scratch *s = scry_scratch();
 
 			if (s) {
-				scry_end_unseen(ctx, s, p, tid, c);
+				if (scry_unseen_ended(s, p, tid, c))
+					scry_body(ctx, s, NULL, c);
 				continue;
 			}
 		}

@@ -4,7 +4,7 @@
  * no vmlinux BTF parse: bpf/scry.bpf.c says why not tp_btf).
  * A period ends at the thread's switch-in, or, when the kernel ran that
  * switch without the tracepoint, at its next switch-out or its exit
- * (SOURCE_SWITCH_END: bpf/scry.bpf.c, scry_end_unseen).
+ * (SOURCE_SWITCH_END: bpf/scry.bpf.c, scry_unseen_ended).
  */
 #include <errno.h>
 #include <bpf/libbpf.h>

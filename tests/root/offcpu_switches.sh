@@ -15,7 +15,7 @@
 # (The cause: the switch-in that ended the period ran without the
 # tracepoint reaching any program, ftrace's included, and the next
 # switch-out parked over the period; scry now counts such a period at the
-# thread's next switch-out or exit: bpf/scry.bpf.c, scry_end_unseen.)
+# thread's next switch-out or exit: bpf/scry.bpf.c, scry_unseen_ended.)
 # RUNS (20), SCRY_ARGS (e.g. --unwind=fp) and EXPR (an offcpu expression
 # keyed by ustack) vary the experiment.
 . "$(dirname "$0")/../lib.sh"
